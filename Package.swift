@@ -1,0 +1,42 @@
+// swift-tools-version: 6.0
+// enbeacon: a GAEN (Exposure Notification) badge agent for Linux single-board computers.
+// No Swift package dependencies: the toolchain's modules plus three C libraries every SBC
+// distribution ships (OpenSSL libcrypto, zlib, libcurl), reached through system-library targets.
+import PackageDescription
+
+let package = Package(
+    name: "enbeacon",
+    products: [
+        .executable(name: "enbeacon", targets: ["enbeacon"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        // Pure logic, no I/O: key schedule, payload codec, matching, risk, export decoding.
+        .target(name: "ENCore", dependencies: ["COpenSSL", "CZlib"]),
+        // The single-threaded cooperative loop: poll(2) + timer heap, or virtual time for simulation.
+        .target(name: "EventLoop"),
+        // HCI packets, H4 framing, transports, controller driver, virtual controller and radio.
+        .target(name: "HCI", dependencies: ["ENCore", "EventLoop"]),
+        // Crash-safe ring log and small atomic state files.
+        .target(name: "Store", dependencies: ["ENCore", "CZlib"]),
+        // Event loop, clock, services, console.
+        .target(name: "Agent", dependencies: ["ENCore", "EventLoop", "HCI", "Store", "CCurl"]),
+        .executableTarget(name: "enbeacon", dependencies: ["Agent"]),
+
+        .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
+        .testTarget(name: "HCITests", dependencies: ["HCI"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store"]),
+        .testTarget(name: "AgentTests", dependencies: ["Agent"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// Agent module: see README architecture.

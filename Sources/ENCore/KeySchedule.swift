@@ -1,0 +1,175 @@
+import COpenSSL
+
+/// The GAEN key schedule (Cryptography spec v1.2) on top of libcrypto:
+/// RPIK and AEMK by HKDF-SHA256, RPIs by AES-128-ECB, AEMs by AES-128-CTR.
+///
+/// One instance owns its OpenSSL contexts and scratch buffers and reuses them for every call, so the
+/// matcher's inner loop (one HKDF and one 2,304-byte AES call per diagnosis key) allocates nothing.
+/// Not thread-safe by design: the agent is single-threaded; a second thread makes its own instance.
+public final class KeySchedule {
+    public static let rpikInfo = "EN-RPIK"
+    public static let aemkInfo = "EN-AEMK"
+    /// "EN-RPI" followed by six zero bytes: the constant head of every PaddedData block.
+    static let paddedDataPrefix: [UInt8] = Array("EN-RPI".utf8) + [0, 0, 0, 0, 0, 0]
+    public static let maxBatch = Int(ENIntervalNumber.intervalsPerDay)
+
+    private let hkdf: OpaquePointer
+    private let kdfContext: OpaquePointer
+    private let ecb: OpaquePointer
+    private let ctr: OpaquePointer
+    private let ecbContext: OpaquePointer
+    private let ctrContext: OpaquePointer
+    /// 144 PaddedData blocks; only the trailing little-endian interval of each block changes per call.
+    private let padded: UnsafeMutableRawBufferPointer
+    private let rpis: UnsafeMutableRawBufferPointer
+
+    public init() throws(CryptoError) {
+        guard let hkdf = EVP_KDF_fetch(nil, "HKDF", nil) else { throw .openSSL("EVP_KDF_fetch(HKDF)") }
+        guard let kdfContext = EVP_KDF_CTX_new(hkdf) else { EVP_KDF_free(hkdf); throw .openSSL("EVP_KDF_CTX_new") }
+        guard let ecb = EVP_CIPHER_fetch(nil, "AES-128-ECB", nil),
+              let ctr = EVP_CIPHER_fetch(nil, "AES-128-CTR", nil),
+              let ecbContext = EVP_CIPHER_CTX_new(), let ctrContext = EVP_CIPHER_CTX_new()
+        else {
+            EVP_KDF_CTX_free(kdfContext)
+            EVP_KDF_free(hkdf)
+            throw .openSSL("EVP_CIPHER_fetch(AES-128)")
+        }
+        (self.hkdf, self.kdfContext, self.ecb, self.ctr) = (hkdf, kdfContext, ecb, ctr)
+        (self.ecbContext, self.ctrContext) = (ecbContext, ctrContext)
+        padded = .allocate(byteCount: Self.maxBatch * 16, alignment: 16)
+        rpis = .allocate(byteCount: Self.maxBatch * 16, alignment: 16)
+        for block in 0..<Self.maxBatch {
+            for (i, b) in Self.paddedDataPrefix.enumerated() { padded[block * 16 + i] = b }
+        }
+    }
+
+    deinit {
+        padded.deallocate()
+        rpis.deallocate()
+        EVP_CIPHER_CTX_free(ecbContext)
+        EVP_CIPHER_CTX_free(ctrContext)
+        EVP_CIPHER_free(ecb)
+        EVP_CIPHER_free(ctr)
+        EVP_KDF_CTX_free(kdfContext)
+        EVP_KDF_free(hkdf)
+    }
+
+    /// Rolling Proximity Identifier Key: HKDF-SHA256(TEK, no salt, "EN-RPIK", 16).
+    public func rpik(_ tek: Bytes16) -> Bytes16 { hkdf16(tek, info: Self.rpikInfo) }
+
+    /// Associated Encrypted Metadata Key: HKDF-SHA256(TEK, no salt, "EN-AEMK", 16).
+    public func aemk(_ tek: Bytes16) -> Bytes16 { hkdf16(tek, info: Self.aemkInfo) }
+
+    /// The RPI of one interval.
+    public func rpi(rpik: Bytes16, interval: ENIntervalNumber) -> Bytes16 {
+        withRPIs(rpik: rpik, from: interval, count: 1) { $0[0] }
+    }
+
+    /// Derives `count` (1…144) consecutive RPIs with a single AES-ECB call and hands them to `body`.
+    /// The batch is only valid inside `body`: it points into this instance's scratch buffer.
+    public func withRPIs<R, E: Error>(
+        rpik: Bytes16, from start: ENIntervalNumber, count: Int = KeySchedule.maxBatch,
+        _ body: (RPIBatch) throws(E) -> R
+    ) throws(E) -> R {
+        precondition(count >= 1 && count <= Self.maxBatch, "RPI batch size must be 1...144")
+        for j in 0..<count {
+            // The spec's ENIN field is uint32 little-endian; wrap rather than trap at the far end of time.
+            padded.storeBytes(of: (start.value &+ UInt32(j)).littleEndian, toByteOffset: j * 16 + 12, as: UInt32.self)
+        }
+        rpik.withUnsafeBytes { key in
+            check(EVP_EncryptInit_ex2(ecbContext, ecb, key.baseAddress, nil, nil), "EVP_EncryptInit_ex2(ECB)")
+        }
+        EVP_CIPHER_CTX_set_padding(ecbContext, 0)
+        var written: Int32 = 0
+        check(EVP_EncryptUpdate(ecbContext, rpis.baseAddress, &written, padded.baseAddress, Int32(count * 16)),
+              "EVP_EncryptUpdate(ECB)")
+        precondition(written == Int32(count * 16))
+        return try body(RPIBatch(start: start, blocks: UnsafeRawBufferPointer(rebasing: rpis[0..<count * 16])))
+    }
+
+    /// AES-128-CTR with the RPI as the initial counter block. Encryption and decryption are the same
+    /// operation, so this turns metadata into an AEM and an AEM back into metadata.
+    public func aem(aemk: Bytes16, rpi: Bytes16, _ input: AssociatedEncryptedMetadata) -> AssociatedEncryptedMetadata {
+        var output = AssociatedEncryptedMetadata(word: 0)
+        var source = input.word
+        var written: Int32 = 0
+        aemk.withUnsafeBytes { key in
+            rpi.withUnsafeBytes { iv in
+                check(EVP_EncryptInit_ex2(ctrContext, ctr, key.baseAddress, iv.baseAddress, nil), "EVP_EncryptInit_ex2(CTR)")
+            }
+        }
+        withUnsafeMutableBytes(of: &output.word) { out in
+            withUnsafeBytes(of: &source) { inp in
+                check(EVP_EncryptUpdate(ctrContext, out.baseAddress, &written, inp.baseAddress, 4), "EVP_EncryptUpdate(CTR)")
+            }
+        }
+        precondition(written == 4)
+        return output
+    }
+
+    private func hkdf16(_ ikm: Bytes16, info: String) -> Bytes16 {
+        var out = Bytes16.zero
+        var key = ikm
+        var infoBytes = Array(info.utf8)
+        var digest = Array("SHA256".utf8CString)
+        key.withUnsafeMutableBytes { keyBuf in
+            infoBytes.withUnsafeMutableBytes { infoBuf in
+                digest.withUnsafeMutableBufferPointer { digestBuf in
+                    withUnsafeTemporaryAllocation(of: OSSL_PARAM.self, capacity: 4) { params in
+                        params[0] = OSSL_PARAM_construct_utf8_string("digest", digestBuf.baseAddress, 0)
+                        params[1] = OSSL_PARAM_construct_octet_string("key", keyBuf.baseAddress, 16)
+                        params[2] = OSSL_PARAM_construct_octet_string("info", infoBuf.baseAddress, infoBuf.count)
+                        params[3] = OSSL_PARAM_construct_end()
+                        out.withUnsafeMutableBytes { outBuf in
+                            check(EVP_KDF_derive(kdfContext, outBuf.baseAddress?.assumingMemoryBound(to: UInt8.self), 16,
+                                                 params.baseAddress), "EVP_KDF_derive(HKDF)")
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+}
+
+/// Consecutive RPIs of one key, as derived by `KeySchedule.withRPIs`.
+public struct RPIBatch {
+    public let start: ENIntervalNumber
+    /// `count × 16` bytes, RPI j at offset `16 j`.
+    public let blocks: UnsafeRawBufferPointer
+
+    public var count: Int { blocks.count / 16 }
+
+    @inlinable public subscript(j: Int) -> Bytes16 { Bytes16(loading: blocks, at: j * 16) }
+}
+
+public enum CryptoError: Error, Equatable, CustomStringConvertible {
+    case openSSL(String)
+
+    public var description: String {
+        switch self {
+        case .openSSL(let call): "libcrypto: \(call) failed: \(OpenSSLErrors.drain())"
+        }
+    }
+}
+
+/// A libcrypto call that cannot fail for well-formed arguments failed: the library itself is broken
+/// (or a provider is missing), and continuing would broadcast garbage.
+@inline(__always) func check(_ result: Int32, _ call: @autoclosure () -> String) {
+    if result != 1 { fatalError("libcrypto: \(call()) failed: \(OpenSSLErrors.drain())") }
+}
+
+enum OpenSSLErrors {
+    /// Empties OpenSSL's thread error queue into one readable line.
+    static func drain() -> String {
+        var parts: [String] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var buf = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buf, buf.count)
+            parts.append(String(decoding: buf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return parts.isEmpty ? "no error queued" : parts.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,1 @@
+// HCI module: see README architecture.

@@ -1,0 +1,1 @@
+// Store module: see README architecture.

@@ -1,0 +1,2 @@
+import ENCore
+print("enbeacon")
