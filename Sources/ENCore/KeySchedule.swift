@@ -22,6 +22,9 @@ public final class KeySchedule {
     /// 144 PaddedData blocks; only the trailing little-endian interval of each block changes per call.
     private let padded: UnsafeMutableRawBufferPointer
     private let rpis: UnsafeMutableRawBufferPointer
+    /// OSSL_PARAM keeps pointers to its name and value strings, so they must outlive the call that builds
+    /// it: a Swift string literal bridged to `const char *` would dangle. These live as long as the instance.
+    private let names = CStrings(["digest", "key", "info", "SHA256", KeySchedule.rpikInfo, KeySchedule.aemkInfo])
 
     public init() throws(CryptoError) {
         guard let hkdf = EVP_KDF_fetch(nil, "HKDF", nil) else { throw .openSSL("EVP_KDF_fetch(HKDF)") }
@@ -55,10 +58,10 @@ public final class KeySchedule {
     }
 
     /// Rolling Proximity Identifier Key: HKDF-SHA256(TEK, no salt, "EN-RPIK", 16).
-    public func rpik(_ tek: Bytes16) -> Bytes16 { hkdf16(tek, info: Self.rpikInfo) }
+    public func rpik(_ tek: Bytes16) -> Bytes16 { hkdf16(tek, info: 4) }
 
     /// Associated Encrypted Metadata Key: HKDF-SHA256(TEK, no salt, "EN-AEMK", 16).
-    public func aemk(_ tek: Bytes16) -> Bytes16 { hkdf16(tek, info: Self.aemkInfo) }
+    public func aemk(_ tek: Bytes16) -> Bytes16 { hkdf16(tek, info: 5) }
 
     /// The RPI of one interval.
     public func rpi(rpik: Bytes16, interval: ENIntervalNumber) -> Bytes16 {
@@ -107,29 +110,48 @@ public final class KeySchedule {
         return output
     }
 
-    private func hkdf16(_ ikm: Bytes16, info: String) -> Bytes16 {
+    /// HKDF-SHA256 without salt (RFC 5869: a hash-length block of zeros) to 16 bytes.
+    /// `info` indexes `names`; the parameter array lives on the stack, so nothing is allocated.
+    private func hkdf16(_ ikm: Bytes16, info: Int) -> Bytes16 {
         var out = Bytes16.zero
         var key = ikm
-        var infoBytes = Array(info.utf8)
-        var digest = Array("SHA256".utf8CString)
         key.withUnsafeMutableBytes { keyBuf in
-            infoBytes.withUnsafeMutableBytes { infoBuf in
-                digest.withUnsafeMutableBufferPointer { digestBuf in
-                    withUnsafeTemporaryAllocation(of: OSSL_PARAM.self, capacity: 4) { params in
-                        params[0] = OSSL_PARAM_construct_utf8_string("digest", digestBuf.baseAddress, 0)
-                        params[1] = OSSL_PARAM_construct_octet_string("key", keyBuf.baseAddress, 16)
-                        params[2] = OSSL_PARAM_construct_octet_string("info", infoBuf.baseAddress, infoBuf.count)
-                        params[3] = OSSL_PARAM_construct_end()
-                        out.withUnsafeMutableBytes { outBuf in
-                            check(EVP_KDF_derive(kdfContext, outBuf.baseAddress?.assumingMemoryBound(to: UInt8.self), 16,
-                                                 params.baseAddress), "EVP_KDF_derive(HKDF)")
-                        }
-                    }
+            withUnsafeTemporaryAllocation(of: OSSL_PARAM.self, capacity: 4) { params in
+                params[0] = OSSL_PARAM_construct_utf8_string(names[0], names[3], 0)
+                params[1] = OSSL_PARAM_construct_octet_string(names[1], keyBuf.baseAddress, 16)
+                params[2] = OSSL_PARAM_construct_octet_string(names[2], names[info], names.length(info))
+                params[3] = OSSL_PARAM_construct_end()
+                out.withUnsafeMutableBytes { outBuf in
+                    check(EVP_KDF_derive(kdfContext, outBuf.baseAddress?.assumingMemoryBound(to: UInt8.self), 16,
+                                         params.baseAddress), "EVP_KDF_derive(HKDF)")
                 }
             }
         }
         return out
     }
+}
+
+/// NUL-terminated copies of a few strings with a stable address for the owner's lifetime.
+final class CStrings {
+    private let pointers: [UnsafeMutablePointer<CChar>]
+    private let lengths: [Int]
+
+    init(_ strings: [String]) {
+        var pointers: [UnsafeMutablePointer<CChar>] = []
+        for string in strings {
+            let utf8 = Array(string.utf8CString)
+            let p = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count)
+            p.initialize(from: utf8, count: utf8.count)
+            pointers.append(p)
+        }
+        self.pointers = pointers
+        lengths = strings.map { $0.utf8.count }
+    }
+
+    deinit { pointers.forEach { $0.deallocate() } }
+
+    subscript(i: Int) -> UnsafeMutablePointer<CChar> { pointers[i] }
+    func length(_ i: Int) -> Int { lengths[i] }
 }
 
 /// Consecutive RPIs of one key, as derived by `KeySchedule.withRPIs`.

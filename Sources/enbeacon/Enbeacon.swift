@@ -1,0 +1,65 @@
+import Agent
+import ENCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Entry point: argument parsing, wiring and exit codes (0 success, 1 failure, 2 usage).
+@main
+enum Enbeacon {
+    static let version = "0.1.0"
+
+    static let help = """
+        enbeacon \(version): a GAEN Exposure Notification badge agent for Linux single-board computers.
+
+        usage: enbeacon [COMMAND] [OPTIONS]    (no command: run the agent on the default board)
+
+        commands:
+          run          the agent: advertise rotating RPIs, scan, store, download keys, match
+          derive       print the RPIs and AEMs a TEK produces
+          --help       this text;  enbeacon COMMAND --help explains one command
+          --version    print the version
+        """
+
+    static func main() {
+        let out = FileOutput(fd: 1)
+        let err = FileOutput(fd: 2, bufferLimit: 0)
+        func finish(_ status: Int32 = 0) -> Never {
+            out.flush()
+            exit(status)
+        }
+        func fail(_ message: String, status: Int32) -> Never {
+            err.write(message + "\n")
+            finish(status)
+        }
+
+        var argv = CommandLine.arguments.dropFirst()
+        let command = argv.first.map { $0.hasPrefix("-") ? "run" : $0 } ?? "run"
+        if argv.first == command { argv = argv.dropFirst() }
+        let wantsHelp = argv.contains("--help") || argv.contains("-h")
+
+        switch command {
+        case "run" where argv.first == "--version" || argv.first == "-V":
+            out.write("enbeacon \(version)\n")
+        case "run" where argv.first == "--help" || argv.first == "-h", "help":
+            out.write(help + "\n")
+        case "derive":
+            if wantsHelp { out.write(DeriveCommand.help + "\n"); finish() }
+            var arguments = Arguments(argv, command: command)
+            var sink = out
+            do {
+                let request = try DeriveCommand.parse(&arguments)
+                DeriveCommand.run(request, schedule: try KeySchedule(), output: &sink)
+            } catch let error as UsageError {
+                fail(error.message, status: 2)
+            } catch {
+                fail("enbeacon derive: \(error)", status: 1)
+            }
+        case "run":
+            fail("enbeacon run: the agent is not built yet in this version", status: 1)
+        default:
+            fail("enbeacon: unknown command '\(command)' (see enbeacon --help)", status: 2)
+        }
+        finish()
+    }
+}

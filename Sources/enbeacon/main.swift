@@ -1,2 +1,0 @@
-import ENCore
-print("enbeacon")
