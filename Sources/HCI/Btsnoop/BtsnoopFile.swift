@@ -1,0 +1,84 @@
+import Glibc
+
+/// A btsnoop capture on disk, written one record per packet as the transport sees them.
+///
+/// A capture is a diagnostic, never a reason to stop the agent: every failure is thrown for the caller
+/// to log and count. After a failed write the file is cut back to its last complete record, so a
+/// full disk leaves a capture btmon can still open, and later writes may succeed once space frees up.
+/// Writes are not fsync'd: losing the last packets on power loss is fine for a debug log.
+public final class BtsnoopFile {
+    public let path: String
+    public private(set) var recordsWritten = 0
+    private var descriptor: Int32
+    /// File size after the last complete record: where a failed write is cut back to.
+    private var committedLength: Int
+
+    /// Creates (or truncates) `path` with mode 0600, since captures hold addresses and RPIs, and writes the header.
+    public init(path: String) throws(BtsnoopFileError) {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .openFailed(path: path, errno: errno) }
+        // O_TRUNC keeps the mode of an existing file, and a capture must not stay world-readable; but
+        // only a regular file is ours to change (a path like /dev/null must keep its mode).
+        var status = stat()
+        if fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG {
+            _ = fchmod(descriptor, 0o600)
+        }
+        self.path = path
+        self.descriptor = descriptor
+        committedLength = 0
+        do {
+            try append(BtsnoopFormat.fileHeader)
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit {
+        if descriptor >= 0 { _ = Glibc.close(descriptor) }
+    }
+
+    public var isOpen: Bool { descriptor >= 0 }
+
+    /// Appends one record; `unixMicroseconds` is when the packet crossed the transport.
+    public func write(_ packet: H4Packet, direction: BtsnoopDirection, unixMicroseconds: Int64) throws(BtsnoopFileError) {
+        try write(BtsnoopRecord(packet: packet, direction: direction, unixMicroseconds: unixMicroseconds))
+    }
+
+    public func write(_ record: BtsnoopRecord) throws(BtsnoopFileError) {
+        try append(record.encoded())
+        recordsWritten += 1
+    }
+
+    public func close() {
+        guard descriptor >= 0 else { return }
+        _ = Glibc.close(descriptor)
+        descriptor = -1
+    }
+
+    private func append(_ bytes: [UInt8]) throws(BtsnoopFileError) {
+        guard descriptor >= 0 else { throw .closed }
+        let failure: Int32? = bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return nil }
+            var offset = 0
+            while offset < raw.count {
+                let written = Glibc.write(descriptor, base + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                // A zero-byte write of a non-empty buffer makes no progress; treat it like a full disk.
+                if written == 0 { return ENOSPC }
+                offset += written
+            }
+            return nil
+        }
+        if let failure {
+            // Drop the partial record so the file stays readable; best effort, the error is what matters.
+            _ = ftruncate(descriptor, off_t(committedLength))
+            _ = lseek(descriptor, off_t(committedLength), SEEK_SET)
+            throw .writeFailed(errno: failure)
+        }
+        committedLength += bytes.count
+    }
+}
