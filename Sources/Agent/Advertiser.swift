@@ -1,0 +1,87 @@
+import ENCore
+import EventLoop
+import HCI
+
+/// Keeps the current RPI on air and rotates it, with its address, at a uniformly random moment in
+/// [10, 20) minutes — always with the RPI of the interval current at that moment. A new TEK is made when
+/// none is valid for the current interval (UTC midnight). Until the store exists (issue 4) the TEK lives
+/// in memory only.
+public final class Advertiser {
+    public struct Settings: Sendable {
+        /// Rotation delay bounds; the upper bound never exceeds 20 minutes (receivers drop an RPI seen
+        /// for longer, and a longer-lived address helps a tracker).
+        public var rotationMin: Duration = .seconds(600)
+        public var rotationMax: Duration = .seconds(1200)
+        public init() {}
+    }
+
+    private let loop: any EventLoop
+    private let radio: GAENRadio
+    private let schedule: KeySchedule
+    private let settings: Settings
+    private let log: Logger
+    private var generator: any RandomNumberGenerator
+    private var rotationTimer: TimerHandle?
+    public private(set) var tek: TemporaryExposureKey?
+    public private(set) var currentRPI: Bytes16?
+    public private(set) var rotations = 0
+    public private(set) var nextRotation: MonotonicInstant?
+
+    public init(loop: any EventLoop, radio: GAENRadio, schedule: KeySchedule, settings: Settings = Settings(),
+                generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), log: Logger) {
+        precondition(settings.rotationMin <= settings.rotationMax && settings.rotationMax <= .seconds(1200),
+                     "rotation bounds must lie within 20 minutes")
+        self.loop = loop
+        self.radio = radio
+        self.schedule = schedule
+        self.settings = settings
+        self.generator = generator
+        self.log = log
+    }
+
+    public func start() { rotate() }
+
+    public func stop() {
+        if let rotationTimer { loop.cancel(rotationTimer) }
+        rotationTimer = nil
+        nextRotation = nil
+        radio.stopBroadcasting()
+    }
+
+    /// Changes RPI and address now, then schedules the next rotation.
+    public func rotate() {
+        guard let interval = ENIntervalNumber(unixSeconds: loop.unixNanoseconds / 1_000_000_000) else {
+            log.error("the wall clock is before 1970: not advertising")
+            return
+        }
+        if tek.map({ !$0.isValid(at: interval) }) ?? true {
+            tek = TemporaryExposureKey.generate(for: interval, using: &generator)
+            log.info("new temporary exposure key for the day starting at interval \(interval.dayStart)")
+        }
+        guard let tek else { return }
+        let rpi = schedule.rpi(rpik: schedule.rpik(tek.keyData), interval: interval)
+        // TX power from the controller, so receivers compute attenuation from what this badge really sends.
+        let metadata = Metadata(txPower: radio.driver.info.advertisingTxPower ?? 0).plaintext
+        let aem = schedule.aem(aemk: schedule.aemk(tek.keyData), rpi: rpi, metadata)
+        radio.broadcast(AdvertisingPayload(rpi: rpi, aem: aem), using: &generator)
+        currentRPI = rpi
+        rotations += 1
+        log.debug("rotated: interval \(interval), address \(radio.broadcastAddress.map { "\($0)" } ?? "-")")
+
+        if let rotationTimer { loop.cancel(rotationTimer) }
+        let span = settings.rotationMax - settings.rotationMin
+        let nanos = span.nanosecondsValue > 0 ? Int64.random(in: 0..<span.nanosecondsValue, using: &generator) : 0
+        let delay = settings.rotationMin + .nanoseconds(nanos)
+        nextRotation = loop.now + delay
+        rotationTimer = loop.schedule(after: delay) { [weak self] in self?.rotate() }
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds (saturating), for random draws and arithmetic on the loop's clock.
+    var nanosecondsValue: Int64 {
+        let (seconds, attoseconds) = components
+        let (n, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? (seconds < 0 ? .min : .max) : n &+ attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,58 @@
+import ENCore
+import EventLoop
+import HCI
+
+/// The badge: the services of one agent wired on one loop. The same object runs on the real `PollLoop`
+/// with hardware and on a `VirtualLoop` in whole-agent simulations.
+public final class Agent {
+    public struct Settings: Sendable {
+        public var driver = DriverSettings()
+        public var advertiser = Advertiser.Settings()
+        public var scanner = ScanScheduler.Settings()
+        public init() {}
+    }
+
+    public let loop: any EventLoop
+    public let driver: ControllerDriver
+    public let radio: GAENRadio
+    public let advertiser: Advertiser
+    public let scanner: ScanScheduler
+    private let log: Logger
+    private var started = false
+    public private(set) var reportsHeard = 0
+
+    public init(loop: any EventLoop, settings: Settings = Settings(), log: Logger,
+                randomness: Randomness = .system,
+                makeTransport: @escaping () -> any HCITransport) throws(CryptoError) {
+        self.loop = loop
+        self.log = log
+        driver = ControllerDriver(loop: loop, settings: settings.driver, log: log, makeTransport: makeTransport)
+        radio = GAENRadio(driver: driver)
+        advertiser = Advertiser(loop: loop, radio: radio, schedule: try KeySchedule(), settings: settings.advertiser,
+                                generator: randomness.generator(for: "advertiser"), log: log)
+        scanner = ScanScheduler(loop: loop, radio: radio, settings: settings.scanner,
+                                generator: randomness.generator(for: "scanner"))
+        radio.onReport = { [weak self] report in self?.heard(report) }
+        // The first broadcast waits for the controller: its advertising TX power goes into the metadata.
+        driver.onReady = { [weak self] in
+            guard let self, !self.started else { return }
+            self.started = true
+            self.advertiser.start()
+            self.scanner.start()
+        }
+    }
+
+    public func start() { driver.start() }
+
+    public func stop() {
+        advertiser.stop()
+        scanner.stop()
+        driver.stop()
+    }
+
+    private func heard(_ report: GAENReport) {
+        reportsHeard += 1
+        log.debug("sighting rpi \(report.payload.rpi.hex) aem \(report.payload.aem.hex) "
+                  + "rssi \(report.rssi.map(String.init) ?? "n/a") address \(report.address)")
+    }
+}

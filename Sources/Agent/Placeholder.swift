@@ -1,1 +1,0 @@
-// Agent module: see README architecture.

@@ -1,0 +1,58 @@
+import EventLoop
+import HCI
+
+/// Runs a short passive scan at random intervals, as phones do (Google: 4 s every 210–300 s), so every
+/// advertiser nearby is heard within five minutes while the radio mostly sleeps. Advertising continues
+/// throughout.
+public final class ScanScheduler {
+    public struct Settings: Sendable {
+        public var scanDuration: Duration = .seconds(4)
+        public var periodMin: Duration = .seconds(210)
+        public var periodMax: Duration = .seconds(300)
+        public init() {}
+    }
+
+    private let loop: any EventLoop
+    private let radio: GAENRadio
+    private let settings: Settings
+    private var generator: any RandomNumberGenerator
+    private var timer: TimerHandle?
+    public private(set) var scans = 0
+    public private(set) var lastScanStart: MonotonicInstant?
+    /// Called when a scan window closes, with its start time.
+    public var onScanFinished: (MonotonicInstant) -> Void = { _ in }
+
+    public init(loop: any EventLoop, radio: GAENRadio, settings: Settings = Settings(),
+                generator: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
+        self.loop = loop
+        self.radio = radio
+        self.settings = settings
+        self.generator = generator
+    }
+
+    /// The first scan starts at once: a newcomer sees beacons without waiting minutes.
+    public func start() { beginScan() }
+
+    public func stop() {
+        if let timer { loop.cancel(timer) }
+        timer = nil
+        radio.scanning = false
+    }
+
+    private func beginScan() {
+        let start = loop.now
+        lastScanStart = start
+        scans += 1
+        radio.scanning = true
+        timer = loop.schedule(after: settings.scanDuration) { [weak self] in self?.endScan(startedAt: start) }
+    }
+
+    private func endScan(startedAt start: MonotonicInstant) {
+        radio.scanning = false
+        onScanFinished(start)
+        let span = settings.periodMax - settings.periodMin
+        let jitter = span.nanosecondsValue > 0 ? Int64.random(in: 0..<span.nanosecondsValue, using: &generator) : 0
+        let next = start + settings.periodMin + .nanoseconds(jitter)
+        timer = loop.schedule(at: next) { [weak self] in self?.beginScan() }
+    }
+}

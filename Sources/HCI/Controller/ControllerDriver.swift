@@ -1,0 +1,350 @@
+import EventLoop
+
+/// Drives one LE controller over an `HCITransport`: initialises it, keeps its advertising and scanning
+/// equal to `goal`, and recovers from everything a cheap controller does over months.
+///
+/// Recovery ladder: a command unanswered for `commandTimeout` → reset and re-initialise on the same
+/// link; a second consecutive timeout, a rejected initialisation or a dead transport → close the link
+/// and reconnect after a backoff (250 ms doubling to 30 s). Hardware Error → re-initialise. After every
+/// (re)initialisation the host's model of the controller starts empty and `RadioPlan` re-applies the goal,
+/// so advertising and scanning resume by themselves. Nothing here blocks: every wait is a loop timer.
+public final class ControllerDriver {
+    public enum Phase: Equatable, Sendable {
+        case stopped, initializing, ready, waitingToReconnect
+    }
+
+    public var goal = RadioGoal() {
+        didSet { if goal != oldValue { reconcile() } }
+    }
+    public private(set) var state = RadioState()
+    public private(set) var phase = Phase.stopped
+    public private(set) var info = ControllerInfo()
+    public private(set) var counters = DriverCounters()
+    /// Every advertisement a scan heard, with the loop time it arrived.
+    public var onAdvertisement: (ReceivedAdvertisement, MonotonicInstant) -> Void = { _, _ in }
+    /// Called after every completed (re)initialisation.
+    public var onReady: () -> Void = {}
+    /// Called whenever the controller reaches the goal (e.g. a new broadcast is on air).
+    public var onGoalReached: () -> Void = {}
+
+    private let loop: any EventLoop
+    private let makeTransport: () -> any HCITransport
+    private let settings: DriverSettings
+    private let log: Logger
+    private var transport: (any HCITransport)?
+    /// Bumped whenever the link or the controller's state is thrown away; stale callbacks compare it.
+    private var epoch = 0
+    private var credits = 1
+    private var queue: [PendingCommand] = []
+    private var inFlight: PendingCommand?
+    private var inFlightTimer: TimerHandle?
+    private var consecutiveTimeouts = 0
+    private var reconnectDelay: Duration
+    private var reconnectTimer: TimerHandle?
+    private var stepInFlight = false
+    private var creditTimer: TimerHandle?
+
+    private struct PendingCommand {
+        let packet: HCICommandPacket
+        let completion: (CommandComplete?) -> Void
+    }
+
+    public init(loop: any EventLoop, settings: DriverSettings = DriverSettings(), log: Logger,
+                makeTransport: @escaping () -> any HCITransport) {
+        self.loop = loop
+        self.settings = settings
+        self.log = log
+        self.makeTransport = makeTransport
+        reconnectDelay = settings.reconnectInitialDelay
+    }
+
+    public func start() {
+        guard phase == .stopped else { return }
+        connect()
+    }
+
+    public func stop() {
+        dropLink()
+        if let reconnectTimer { loop.cancel(reconnectTimer) }
+        reconnectTimer = nil
+        phase = .stopped
+    }
+
+    /// Resets the controller and re-applies the goal (the console's `hci reset`).
+    public func resetController() {
+        guard phase == .ready || phase == .initializing else { return }
+        initialize(reason: "requested by the operator")
+    }
+
+    // MARK: link
+
+    private func connect() {
+        epoch += 1
+        let transport = makeTransport()
+        self.transport = transport
+        let myEpoch = epoch
+        transport.start(onPacket: { [weak self] packet in
+            guard let self, self.epoch == myEpoch else { return }
+            self.receive(packet)
+        }, onFailure: { [weak self] error in
+            guard let self, self.epoch == myEpoch else { return }
+            self.counters.transportFailures += 1
+            self.log.warn("controller link lost: \(error)")
+            self.scheduleReconnect()
+        })
+        initialize(reason: nil)
+    }
+
+    private func dropLink() {
+        epoch += 1
+        transport?.stop()
+        transport = nil
+        abandonCommands()
+    }
+
+    private func scheduleReconnect() {
+        dropLink()
+        phase = .waitingToReconnect
+        let delay = reconnectDelay
+        reconnectDelay = min(reconnectDelay * 2, settings.reconnectMaximumDelay)
+        log.info("reconnecting to the controller in \(delay)")
+        reconnectTimer = loop.schedule(after: delay) { [weak self] in
+            self?.reconnectTimer = nil
+            self?.connect()
+        }
+    }
+
+    // MARK: initialisation
+
+    private func initialize(reason: String?) {
+        if let reason { log.warn("re-initialising the controller: \(reason)") }
+        abandonCommands()
+        epoch += 1
+        phase = .initializing
+        state = RadioState()
+        credits = 1  // after a reset the host may send exactly one command
+        let myEpoch = epoch
+        let mask: EventMask = [.hardwareError, .dataBufferOverflow, .leMeta]
+        let leMask: LEEventMask = [.advertisingReport, .extendedAdvertisingReport]
+        // Essential steps must succeed; the reads only inform.
+        send(ResetCommand(), essential: true) { [self] _ in
+        send(ReadLocalVersionInformationCommand()) { [self] r in info.version = r
+        send(ReadBDAddrCommand()) { [self] r in info.publicAddress = r?.address
+        send(SetEventMaskCommand(mask: mask), essential: true) { [self] _ in
+        send(LESetEventMaskCommand(mask: leMask), essential: true) { [self] _ in
+        send(LEReadBufferSizeCommand()) { [self] r in info.leBufferSize = r
+        send(LEReadLocalSupportedFeaturesCommand()) { [self] r in info.features = r?.features
+        send(LEReadAdvertisingPhysicalChannelTxPowerCommand()) { [self] r in info.advertisingTxPower = r?.txPower
+        // Some controllers (Bumble's among them) keep advertising across HCI_Reset: make sure nothing is on.
+        send(LESetAdvertisingEnableCommand(isEnabled: false)) { [self] _ in
+        send(LESetScanEnableCommand(isEnabled: false)) { [self] _ in
+            guard epoch == myEpoch else { return }
+            counters.initializations += 1
+            phase = .ready
+            reconnectDelay = settings.reconnectInitialDelay
+            log.info("controller ready: address \(info.publicAddress.map { "\($0)" } ?? "unknown"), "
+                     + "advertising TX power \(info.advertisingTxPower.map { "\($0) dBm" } ?? "unknown")")
+            onReady()
+            reconcile()
+        }}}}}}}}}}
+    }
+
+    // MARK: radio state
+
+    private func reconcile() {
+        guard phase == .ready, !stepInFlight else { return }
+        guard let step = RadioPlan.nextStep(from: state, to: goal) else {
+            onGoalReached()
+            return
+        }
+        stepInFlight = true
+        let myEpoch = epoch
+        let done: (StatusReturn?) -> Void = { [weak self] result in
+            guard let self, self.epoch == myEpoch else { return }
+            self.stepInFlight = false
+            guard result != nil else { return }  // rejected: send() already started recovery
+            self.state = step.applied(to: self.state)
+            self.reconcile()
+        }
+        switch step {
+        case .disableScanning: send(LESetScanEnableCommand(isEnabled: false), essential: true, then: done)
+        case .disableAdvertising: send(LESetAdvertisingEnableCommand(isEnabled: false), essential: true, then: done)
+        case .setRandomAddress(let a): send(LESetRandomAddressCommand(address: a), essential: true, then: done)
+        case .setAdvertisingParameters:
+            send(LESetAdvertisingParametersCommand(
+                intervalMin: settings.advertisingIntervalMin, intervalMax: settings.advertisingIntervalMax,
+                type: .nonConnectableUndirected, ownAddressType: .random), essential: true, then: done)
+        case .setAdvertisingData(let d): send(LESetAdvertisingDataCommand(data: d), essential: true, then: done)
+        case .enableAdvertising: send(LESetAdvertisingEnableCommand(isEnabled: true), essential: true, then: done)
+        case .setScanParameters:
+            send(LESetScanParametersCommand(type: .passive, interval: settings.scanInterval,
+                                            window: settings.scanWindow, ownAddressType: .random),
+                 essential: true, then: done)
+        case .enableScanning:
+            send(LESetScanEnableCommand(isEnabled: true, filterDuplicates: false), essential: true, then: done)
+        }
+    }
+
+    // MARK: commands
+
+    /// Queues a command. `then` gets the decoded return parameters, or nil when the controller rejected
+    /// the command or answered with something undecodable. An essential command that fails throws the
+    /// controller state away: the host's model no longer matches the controller's, so it starts over.
+    private func send<C: HCICommand>(_ command: C, essential: Bool = false,
+                                     then: @escaping (C.ReturnParameters?) -> Void) {
+        let myEpoch = epoch
+        let pending = PendingCommand(packet: command.packet) { [weak self] complete in
+            guard let self, self.epoch == myEpoch else { return }
+            var result: C.ReturnParameters?
+            if let complete, let status = complete.status, !status.isSuccess {
+                // Check the status first: a refusal may carry only the status byte.
+                self.counters.commandsRejected += 1
+                self.log.warn("controller rejected \(C.opcode): \(status)")
+            } else if let complete {
+                do {
+                    let r = try complete.returnParameters(for: C.self)
+                    if r.status.isSuccess { result = r } else {
+                        self.counters.commandsRejected += 1
+                        self.log.warn("controller rejected \(C.opcode): \(r.status)")
+                    }
+                } catch {
+                    self.counters.malformedEvents += 1
+                    self.log.warn("undecodable answer to \(C.opcode): \(error)")
+                }
+            } else {
+                self.counters.commandsRejected += 1
+            }
+            if result == nil && essential {
+                self.recoverFromRejection(C.opcode)
+                return
+            }
+            then(result)
+        }
+        queue.append(pending)
+        pump()
+    }
+
+    private var rejectionsInARow = 0
+
+    private func recoverFromRejection(_ opcode: Opcode) {
+        rejectionsInARow += 1
+        // A controller that keeps refusing gets the slower reconnect ladder rather than a tight reset loop.
+        if rejectionsInARow >= 3 || phase == .initializing {
+            rejectionsInARow = 0
+            scheduleReconnect()
+        } else {
+            initialize(reason: "\(opcode) was rejected")
+        }
+    }
+
+    private func pump() {
+        guard inFlight == nil, !queue.isEmpty, let transport else { return }
+        guard credits > 0 else {
+            // A controller that said "no more commands" (Num_HCI_Command_Packets = 0) and never sent the
+            // event that lifts it would stall the host for good; after a timeout, assume one credit.
+            if creditTimer == nil {
+                let myEpoch = epoch
+                creditTimer = loop.schedule(after: settings.commandTimeout) { [weak self] in
+                    guard let self, self.epoch == myEpoch else { return }
+                    self.creditTimer = nil
+                    self.log.warn("controller granted no command credit for \(self.settings.commandTimeout): assuming one")
+                    self.credits = 1
+                    self.pump()
+                }
+            }
+            return
+        }
+        if let creditTimer { loop.cancel(creditTimer) }
+        creditTimer = nil
+        let next = queue.removeFirst()
+        inFlight = next
+        credits -= 1
+        counters.commandsSent += 1
+        transport.send(.command(next.packet.encoded()))
+        let myEpoch = epoch
+        inFlightTimer = loop.schedule(after: settings.commandTimeout) { [weak self] in
+            guard let self, self.epoch == myEpoch else { return }
+            self.commandTimedOut(next.packet.opcode)
+        }
+    }
+
+    private func complete(_ answer: CommandComplete?) {
+        guard let pending = inFlight else { return }
+        inFlight = nil
+        if let inFlightTimer { loop.cancel(inFlightTimer) }
+        inFlightTimer = nil
+        consecutiveTimeouts = 0
+        if answer != nil, phase == .ready { rejectionsInARow = 0 }
+        pending.completion(answer)
+        pump()
+    }
+
+    private func abandonCommands() {
+        queue.removeAll()
+        inFlight = nil
+        if let inFlightTimer { loop.cancel(inFlightTimer) }
+        inFlightTimer = nil
+        if let creditTimer { loop.cancel(creditTimer) }
+        creditTimer = nil
+        stepInFlight = false
+    }
+
+    private func commandTimedOut(_ opcode: Opcode) {
+        counters.commandTimeouts += 1
+        consecutiveTimeouts += 1
+        log.warn("controller did not answer \(opcode) within \(settings.commandTimeout)")
+        if consecutiveTimeouts >= 2 {
+            consecutiveTimeouts = 0
+            scheduleReconnect()
+        } else {
+            initialize(reason: "command timeout")
+        }
+    }
+
+    // MARK: events
+
+    private func receive(_ packet: H4Packet) {
+        guard case .event(let bytes) = packet else {
+            counters.otherPackets += 1
+            return
+        }
+        let event: HCIEvent
+        do {
+            event = try HCIEvent(decoding: bytes)
+        } catch {
+            counters.malformedEvents += 1
+            log.debug("malformed event skipped: \(error)")
+            return
+        }
+        switch event {
+        case .commandComplete(let cc):
+            credits = Int(cc.numCommandPackets)
+            if let pending = inFlight, pending.packet.opcode == cc.opcode {
+                complete(cc)
+            } else {
+                pump()
+            }
+        case .commandStatus(let cs):
+            credits = Int(cs.numCommandPackets)
+            // None of the driver's commands answers with Command Status on success: a status event for the
+            // command in flight is a refusal (e.g. an unknown opcode on some controllers).
+            if let pending = inFlight, pending.packet.opcode == cs.opcode {
+                log.warn("controller answered \(cs.opcode) with status \(cs.status)")
+                complete(nil)
+            } else {
+                pump()
+            }
+        case .hardwareError(let code):
+            counters.hardwareErrors += 1
+            initialize(reason: "hardware error 0x\(String(code, radix: 16))")
+        case .leAdvertisingReport, .leExtendedAdvertisingReport:
+            let now = loop.now
+            for advertisement in event.advertisements {
+                counters.advertisingReports += 1
+                onAdvertisement(advertisement, now)
+            }
+        case .unknown:
+            counters.unknownEvents += 1
+        }
+    }
+}

@@ -1,0 +1,159 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Opening the file descriptor behind each transport. Every failure becomes one line that says what
+/// is wrong and what to do about it: a person at a serial console has nothing else to go on.
+public enum TransportOpeners {
+    static let afBluetooth: Int32 = 31
+    static let btprotoHCI: Int32 = 1
+    static let hciChannelUser: UInt16 = 1
+    /// _IOW('H', 202, int): take the adapter down so the kernel's own host stack lets go of it.
+    static let hciDeviceDown: UInt = 0x4004_48CA
+    static let errnoRFKill: Int32 = 132
+
+    /// A Linux HCI user channel socket: exclusive raw access to the adapter, H4 packets one per read.
+    public static func userChannel(adapter: UInt16) throws(TransportError) -> Int32 {
+        let name = "hci\(adapter)"
+        let control = socket(afBluetooth, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), btprotoHCI)
+        guard control >= 0 else { throw userChannelError(errno, name, during: "socket") }
+        // Best effort: binding reports the real problem if the adapter is still up and owned.
+        _ = ioctl(control, hciDeviceDown, Int32(adapter))
+        close(control)
+
+        let fd = socket(afBluetooth,
+                        Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+                        btprotoHCI)
+        guard fd >= 0 else { throw userChannelError(errno, name, during: "socket") }
+        // struct sockaddr_hci { sa_family_t hci_family; unsigned short hci_dev; unsigned short hci_channel; }
+        var address: (UInt16, UInt16, UInt16) = (UInt16(afBluetooth), adapter, hciChannelUser)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, 6) }
+        }
+        guard result == 0 else {
+            let e = errno
+            close(fd)
+            throw userChannelError(e, name, during: "bind")
+        }
+        return fd
+    }
+
+    static func userChannelError(_ e: Int32, _ name: String, during call: String) -> TransportError {
+        switch e {
+        case EBUSY:
+            return .unavailable("\(name) is busy: stop bluetoothd (systemctl stop bluetooth) or whatever else holds the adapter")
+        case EPERM, EACCES:
+            return .unavailable("\(name): permission denied: run as root or give the binary CAP_NET_ADMIN (setcap cap_net_admin+ep)")
+        case ENODEV:
+            return .unavailable("\(name): no such adapter: check `ls /sys/class/bluetooth` and the board's UART/USB wiring")
+        case errnoRFKill:
+            return .unavailable("\(name) is blocked by rfkill: run `rfkill unblock bluetooth`")
+        case EAFNOSUPPORT:
+            return .unavailable("this kernel has no Bluetooth socket support (load the bluetooth module)")
+        default:
+            return .unavailable("\(name): \(call) failed: \(errorText(e))")
+        }
+    }
+
+    /// A serial line in raw mode: 8N1, no echo, no line discipline, optional RTS/CTS.
+    public static func uart(path: String, baud: Int, flowControl: Bool) throws(TransportError) -> Int32 {
+        let fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let e = errno
+            switch e {
+            case ENOENT: throw .unavailable("\(path): no such device: check the cable and the board's UART overlay")
+            case EACCES: throw .unavailable("\(path): permission denied: add the user to the dialout group or run as root")
+            case EBUSY: throw .unavailable("\(path) is busy: another program (hciattach, a getty) holds it")
+            default: throw .unavailable("\(path): \(errorText(e))")
+            }
+        }
+        do throws(TransportError) {
+            try configureRawSerial(fd: fd, path: path, baud: baud, flowControl: flowControl)
+        } catch {
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Shared with the serial console: raw mode at `baud`.
+    public static func configureRawSerial(fd: Int32, path: String, baud: Int, flowControl: Bool) throws(TransportError) {
+        var tio = termios()
+        guard tcgetattr(fd, &tio) == 0 else { throw .unavailable("\(path) is not a serial device: \(errorText(errno))") }
+        cfmakeraw(&tio)
+        tio.c_cflag |= tcflag_t(CLOCAL | CREAD)
+        if flowControl { tio.c_cflag |= tcflag_t(CRTSCTS) } else { tio.c_cflag &= ~tcflag_t(CRTSCTS) }
+        guard let speed = speedConstant(baud) else { throw .unavailable("\(path): unsupported baud rate \(baud)") }
+        guard cfsetispeed(&tio, speed) == 0, cfsetospeed(&tio, speed) == 0, tcsetattr(fd, TCSANOW, &tio) == 0 else {
+            throw .unavailable("\(path): cannot set \(baud) baud: \(errorText(errno))")
+        }
+        tcflush(fd, TCIOFLUSH)
+    }
+
+    static func speedConstant(_ baud: Int) -> speed_t? {
+        let table: [Int: Int32] = [
+            9600: B9600, 19200: B19200, 38400: B38400, 57600: B57600, 115_200: B115200, 230_400: B230400,
+            460_800: B460800, 500_000: B500000, 576_000: B576000, 921_600: B921600, 1_000_000: B1000000,
+            1_152_000: B1152000, 1_500_000: B1500000, 2_000_000: B2000000, 2_500_000: B2500000,
+            3_000_000: B3000000, 3_500_000: B3500000, 4_000_000: B4000000,
+        ]
+        return table[baud].map { speed_t($0) }
+    }
+
+    /// Starts a non-blocking TCP connection; the caller learns the outcome when the socket turns writable
+    /// (`connectionResult`). Name resolution uses getaddrinfo, which for the numeric addresses and
+    /// `localhost` that H4-over-TCP setups use answers without touching the network.
+    public static func tcpConnect(host: String, port: UInt16) throws(TransportError) -> Int32 {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_family = AF_UNSPEC
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &list)
+        guard rc == 0, let first = list else {
+            throw .unavailable("tcp:\(host):\(port): cannot resolve \(host): \(String(cString: gai_strerror(rc)))")
+        }
+        defer { freeaddrinfo(list) }
+        var lastError: Int32 = ECONNREFUSED
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let ai = entry {
+            let fd = socket(ai.pointee.ai_family,
+                            ai.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                            ai.pointee.ai_protocol)
+            if fd >= 0 {
+                var one: Int32 = 1
+                _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                if connect(fd, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0 || errno == EINPROGRESS {
+                    return fd
+                }
+                lastError = errno
+                close(fd)
+            }
+            entry = ai.pointee.ai_next
+        }
+        throw .unavailable("tcp:\(host):\(port): \(errorText(lastError))")
+    }
+
+    /// After a non-blocking connect's socket became writable: nil when connected, else the failure.
+    public static func connectionResult(fd: Int32, host: String, port: UInt16) -> TransportError? {
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else {
+            return .unavailable("tcp:\(host):\(port): \(errorText(errno))")
+        }
+        return error == 0 ? nil : .unavailable("tcp:\(host):\(port): \(errorText(error))")
+    }
+
+    static func errorText(_ e: Int32) -> String { String(cString: strerror(e)) }
+}
+
+/// A transport that cannot be opened or has failed; the text is for a person.
+public enum TransportError: Error, Equatable, CustomStringConvertible {
+    case unavailable(String)
+    case closed(String)
+
+    public var description: String {
+        switch self {
+        case .unavailable(let s), .closed(let s): s
+        }
+    }
+}
