@@ -1,1 +1,0 @@
-// HCI module: see README architecture.
