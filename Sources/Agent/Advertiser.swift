@@ -22,13 +22,17 @@ public final class Advertiser {
     private let log: Logger
     private var generator: any RandomNumberGenerator
     private var rotationTimer: TimerHandle?
-    public private(set) var tek: TemporaryExposureKey?
+    private let keyFile: KeyFile?
+    /// Own keys of the last 14 days, newest last.
+    public private(set) var keys: [TemporaryExposureKey] = []
+    public var tek: TemporaryExposureKey? { keys.last }
     public private(set) var currentRPI: Bytes16?
     public private(set) var rotations = 0
     public private(set) var nextRotation: MonotonicInstant?
 
     public init(loop: any EventLoop, radio: GAENRadio, schedule: KeySchedule, settings: Settings = Settings(),
-                generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), log: Logger) {
+                generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), keyFile: KeyFile? = nil,
+                log: Logger) {
         precondition(settings.rotationMin <= settings.rotationMax && settings.rotationMax <= .seconds(1200),
                      "rotation bounds must lie within 20 minutes")
         self.loop = loop
@@ -36,7 +40,12 @@ public final class Advertiser {
         self.schedule = schedule
         self.settings = settings
         self.generator = generator
+        self.keyFile = keyFile
         self.log = log
+        // Keys survive restarts: a reboot mid-day keeps broadcasting under the day's key.
+        if let keyFile, let text = TextFile.read(keyFile.path) {
+            keys = KeyFile.parse(text).sorted { $0.rollingStart < $1.rollingStart }
+        }
     }
 
     public func start() { rotate() }
@@ -55,7 +64,18 @@ public final class Advertiser {
             return
         }
         if tek.map({ !$0.isValid(at: interval) }) ?? true {
-            tek = TemporaryExposureKey.generate(for: interval, using: &generator)
+            let fresh = TemporaryExposureKey.generate(for: interval, using: &generator)
+            let kept = KeyFile.retained(keys + [fresh], at: interval)
+            do {
+                // Durable before its first RPI goes on air, or not on air at all.
+                try keyFile?.save(kept)
+            } catch {
+                log.error("cannot store the new exposure key, not advertising: \(error)")
+                radio.stopBroadcasting()
+                scheduleNextRotation()
+                return
+            }
+            keys = kept
             log.info("new temporary exposure key for the day starting at interval \(interval.dayStart)")
         }
         guard let tek else { return }
@@ -68,6 +88,10 @@ public final class Advertiser {
         rotations += 1
         log.debug("rotated: interval \(interval), address \(radio.broadcastAddress.map { "\($0)" } ?? "-")")
 
+        scheduleNextRotation()
+    }
+
+    private func scheduleNextRotation() {
         if let rotationTimer { loop.cancel(rotationTimer) }
         let span = settings.rotationMax - settings.rotationMin
         let nanos = span.nanosecondsValue > 0 ? Int64.random(in: 0..<span.nanosecondsValue, using: &generator) : 0

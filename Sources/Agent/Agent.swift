@@ -22,14 +22,15 @@ public final class Agent {
     public private(set) var reportsHeard = 0
 
     public init(loop: any EventLoop, settings: Settings = Settings(), log: Logger,
-                randomness: Randomness = .system,
+                randomness: Randomness = .system, dataDirectory: String? = nil,
                 makeTransport: @escaping () -> any HCITransport) throws(CryptoError) {
         self.loop = loop
         self.log = log
         driver = ControllerDriver(loop: loop, settings: settings.driver, log: log, makeTransport: makeTransport)
         radio = GAENRadio(driver: driver)
         advertiser = Advertiser(loop: loop, radio: radio, schedule: try KeySchedule(), settings: settings.advertiser,
-                                generator: randomness.generator(for: "advertiser"), log: log)
+                                generator: randomness.generator(for: "advertiser"),
+                                keyFile: dataDirectory.map(KeyFile.init(directory:)), log: log)
         scanner = ScanScheduler(loop: loop, radio: radio, settings: settings.scanner,
                                 generator: randomness.generator(for: "scanner"))
         radio.onReport = { [weak self] report in self?.heard(report) }

@@ -37,11 +37,15 @@ enum Enbeacon {
         let command = argv.first.map { $0.hasPrefix("-") ? "run" : $0 } ?? "run"
         if argv.first == command { argv = argv.dropFirst() }
         let wantsHelp = argv.contains("--help") || argv.contains("-h")
+        if command == "run" && CommandLine.arguments.dropFirst().first.map({ $0 == "--help" || $0 == "-h" }) == true {
+            out.write(help + "\n")
+            finish()
+        }
 
         switch command {
         case "run" where argv.first == "--version" || argv.first == "-V":
             out.write("enbeacon \(version)\n")
-        case "run" where argv.first == "--help" || argv.first == "-h", "help":
+        case "help":
             out.write(help + "\n")
         case "derive":
             if wantsHelp { out.write(DeriveCommand.help + "\n"); finish() }
@@ -56,7 +60,14 @@ enum Enbeacon {
                 fail("enbeacon derive: \(error)", status: 1)
             }
         case "run":
-            fail("enbeacon run: the agent is not built yet in this version", status: 1)
+            if wantsHelp { out.write(RunCommand.help + "\n"); finish() }
+            var arguments = Arguments(argv, command: command)
+            do {
+                let request = try RunCommand.parse(&arguments)
+                finish(RunCommand.run(request, err: err))
+            } catch {
+                fail(error.message, status: 2)
+            }
         default:
             fail("enbeacon: unknown command '\(command)' (see enbeacon --help)", status: 2)
         }

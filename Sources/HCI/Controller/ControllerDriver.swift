@@ -32,8 +32,11 @@ public final class ControllerDriver {
     private let settings: DriverSettings
     private let log: Logger
     private var transport: (any HCITransport)?
-    /// Bumped whenever the link or the controller's state is thrown away; stale callbacks compare it.
+    /// Bumped whenever the controller's state is thrown away (re-initialisation, new link): command
+    /// callbacks from before compare it and stand down.
     private var epoch = 0
+    /// Bumped per link: callbacks of a transport that has since been replaced compare it.
+    private var linkGeneration = 0
     private var credits = 1
     private var queue: [PendingCommand] = []
     private var inFlight: PendingCommand?
@@ -79,15 +82,15 @@ public final class ControllerDriver {
     // MARK: link
 
     private func connect() {
-        epoch += 1
+        linkGeneration += 1
         let transport = makeTransport()
         self.transport = transport
-        let myEpoch = epoch
+        let myLink = linkGeneration
         transport.start(onPacket: { [weak self] packet in
-            guard let self, self.epoch == myEpoch else { return }
+            guard let self, self.linkGeneration == myLink else { return }
             self.receive(packet)
         }, onFailure: { [weak self] error in
-            guard let self, self.epoch == myEpoch else { return }
+            guard let self, self.linkGeneration == myLink else { return }
             self.counters.transportFailures += 1
             self.log.warn("controller link lost: \(error)")
             self.scheduleReconnect()
@@ -97,6 +100,7 @@ public final class ControllerDriver {
 
     private func dropLink() {
         epoch += 1
+        linkGeneration += 1
         transport?.stop()
         transport = nil
         abandonCommands()

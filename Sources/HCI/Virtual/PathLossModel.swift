@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How strong an advertisement arrives: a log-distance path-loss model with noise and a sensitivity floor.
+///
+/// `RSSI = txPower − (referenceLoss + 10·n·log10(d)) + noise`. With the defaults (40 dB at 1 m, the
+/// free-space loss at 2.4 GHz, and n = 2) a +8 dBm badge reads about −32 dBm at 1 m and −52 dBm at
+/// 10 m, which is the range phones report. Real rooms are worse (n of 2.5–3.5 indoors, body
+/// shadowing); simulations that care can raise `exponent` or the noise.
+public struct PathLossModel: Hashable, Sendable {
+    /// Loss at one metre, dB.
+    public var referenceLoss: Double
+    /// The path-loss exponent n: 2 in free space, more indoors.
+    public var exponent: Double
+    /// Standard deviation of the noise added to every reading, dB; zero makes readings exact.
+    public var noiseStandardDeviation: Double
+    /// The weakest signal a scanner decodes, dBm; anything weaker is not heard at all.
+    public var sensitivity: Double
+    /// Distances below this count as this: two devices in one pocket do not have infinite signal.
+    public var minimumDistance: Double
+
+    public init(
+        referenceLoss: Double = 40, exponent: Double = 2, noiseStandardDeviation: Double = 2,
+        sensitivity: Double = -100, minimumDistance: Double = 0.1
+    ) {
+        self.referenceLoss = referenceLoss
+        self.exponent = exponent
+        self.noiseStandardDeviation = noiseStandardDeviation
+        self.sensitivity = sensitivity
+        self.minimumDistance = minimumDistance
+    }
+
+    /// The noiseless RSSI at `distance` metres from a transmitter at `txPower` dBm.
+    public func meanRSSI(txPower: Int8, distance: Double) -> Double {
+        let d = max(distance, minimumDistance)
+        return Double(txPower) - (referenceLoss + 10 * exponent * log10(d))
+    }
+
+    /// One reading: the mean plus `standardNormal` standard deviations of noise, rounded to whole dBm
+    /// as controllers report it; nil when it falls below the sensitivity floor. Readings stay within
+    /// the −127…+20 dBm an HCI report can carry (127 is reserved for "not available").
+    public func rssi(txPower: Int8, distance: Double, standardNormal: Double) -> Int8? {
+        let reading = meanRSSI(txPower: txPower, distance: distance) + noiseStandardDeviation * standardNormal
+        guard reading >= sensitivity else { return nil }
+        return Int8(min(20, max(-127, reading.rounded())))
+    }
+}

@@ -1,0 +1,142 @@
+import Agent
+import ENCore
+import EventLoop
+import HCI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `enbeacon run`: the agent on the real event loop, on the board's transport or the one given.
+enum RunCommand {
+    static let help = """
+        usage: enbeacon [run] [--board NAME|PATH] [--transport SPEC] [--data DIR] [--btsnoop FILE]
+                            [--seconds N] [--log LEVEL]
+
+        Runs the agent: advertises rotating Rolling Proximity Identifiers and scans for others.
+          --board NAME|PATH  a board profile: a file of key = value lines, or a name (built in:
+                             virtual; otherwise Board/NAME.conf); default virtual
+          --transport SPEC   user:hciN | uart:/dev/DEVICE[,BAUD][,rtscts] | tcp:HOST:PORT | virtual
+                             (overrides the board's)
+          --data DIR         data directory (0700; keys 0600); default $STATE_DIRECTORY,
+                             else ~/.local/state/enbeacon
+          --btsnoop FILE     log all HCI traffic in btsnoop format (btmon -r FILE, Wireshark)
+          --seconds N        stop cleanly after N seconds
+          --log LEVEL        error, warn, info (default) or debug; one line each on stderr
+        SIGTERM and SIGINT stop cleanly.
+        """
+
+    struct Request {
+        var board: BoardProfile
+        var transport: TransportSpec
+        var btsnoop: String?
+        var dataDirectory: String
+        var seconds: Int?
+        var logLevel: Logger.Level
+    }
+
+    static func parse(_ arguments: inout Arguments) throws(UsageError) -> Request {
+        let c = arguments.command
+        var board = BoardProfile.virtual
+        if let name = try arguments.option("--board") {
+            board = try loadBoard(name, command: c)
+        }
+        var transport = board.transport
+        if let text = try arguments.option("--transport") {
+            do { transport = try TransportSpec(parsing: text) } catch { throw UsageError(c, "--transport \(error)") }
+        }
+        let btsnoop = try arguments.option("--btsnoop")
+        let environment = { (name: String) in getenv(name).map { String(cString: $0) } }
+        let dataDirectory = try arguments.option("--data")
+            ?? environment("STATE_DIRECTORY")
+            ?? environment("HOME").map { $0 + "/.local/state/enbeacon" } ?? "/var/lib/enbeacon"
+        var seconds: Int?
+        if let text = try arguments.option("--seconds") {
+            guard let n = Int(text), n > 0 else { throw UsageError(c, "--seconds: expected a positive number, got '\(text)'") }
+            seconds = n
+        }
+        var level = Logger.Level.info
+        if let text = try arguments.option("--log") {
+            guard let l = Logger.Level(name: text) else {
+                throw UsageError(c, "--log: expected error, warn, info or debug, got '\(text)'")
+            }
+            level = l
+        }
+        try arguments.finish()
+        return Request(board: board, transport: transport, btsnoop: btsnoop, dataDirectory: dataDirectory,
+                       seconds: seconds, logLevel: level)
+    }
+
+    static func loadBoard(_ name: String, command c: String) throws(UsageError) -> BoardProfile {
+        if name == "virtual" { return .virtual }
+        let path = name.contains("/") || name.hasSuffix(".conf") ? name : "Board/\(name).conf"
+        guard let text = TextFile.read(path) else {
+            throw UsageError(c, "--board: cannot read \(path) (built-in boards: virtual)")
+        }
+        do {
+            return try BoardProfile(parsing: text, defaultName: name)
+        } catch {
+            throw UsageError(c, "--board: \(path) \(error)")
+        }
+    }
+
+    /// Runs until stopped; returns the exit status.
+    static func run(_ request: Request, err: FileOutput) -> Int32 {
+        let loop = PollLoop()
+        let log = Logger(level: request.logLevel) { level, message in
+            let now = UTCDateTime(unixSeconds: loop.unixNanoseconds / 1_000_000_000)
+            err.write("\(now) \(level) \(message)\n")
+        }
+        do {
+            try loop.handleSignals { signal in
+                if signal == SIGHUP {
+                    log.info("SIGHUP: nothing to reload in this version")
+                } else {
+                    log.info("stopping on signal \(signal)")
+                    loop.stop()
+                }
+            }
+        } catch {
+            log.error("cannot handle signals: \(error)")
+            return 1
+        }
+
+        var snoop: BtsnoopFile?
+        if let path = request.btsnoop {
+            do { snoop = try BtsnoopFile(path: path) } catch {
+                log.error("--btsnoop \(path): \(error)")
+                return 1
+            }
+        }
+        let virtualBoard = request.transport == .virtual
+            ? VirtualBoard(loop: loop, phones: request.board.simulatedPhones, log: log) : nil
+        let makeTransport: () -> any HCITransport = {
+            let base: any HCITransport = virtualBoard?.makeAgentTransport()
+                ?? StreamTransport.make(request.transport, loop: loop)!
+            guard let snoop else { return base }
+            return SnoopingTransport(base, file: snoop, loop: loop, log: log)
+        }
+        let agent: Agent
+        do {
+            try AtomicFile.makeDirectory(request.dataDirectory)
+            agent = try Agent(loop: loop, log: log, dataDirectory: request.dataDirectory, makeTransport: makeTransport)
+        } catch {
+            log.error("\(error)")
+            return 1
+        }
+        log.info("enbeacon \(Enbeacon.version) starting on board \(request.board.name), transport \(request.transport)")
+        virtualBoard?.start()
+        agent.start()
+        if let seconds = request.seconds {
+            loop.schedule(after: .seconds(seconds)) {
+                log.info("stopping after \(seconds) s")
+                loop.stop()
+            }
+        }
+        loop.run()
+        agent.stop()
+        snoop?.close()
+        log.info("stopped: \(agent.advertiser.rotations) rotations, \(agent.scanner.scans) scans, "
+                 + "\(agent.reportsHeard) GAEN reports, \(agent.radio.otherReports) other reports")
+        return 0
+    }
+}
