@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        // Kernel interfaces missing from Glibc's module (adjtimex, signalfd); no library to link.
+        .systemLibrary(name: "CLinux"),
         .systemLibrary(
             name: "CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -29,7 +31,7 @@ let package = Package(
         // Crash-safe ring log and small atomic state files.
         .target(name: "Store", dependencies: ["ENCore", "CZlib"]),
         // Event loop, clock, services, console.
-        .target(name: "Agent", dependencies: ["ENCore", "EventLoop", "HCI", "Store", "CCurl"]),
+        .target(name: "Agent", dependencies: ["ENCore", "EventLoop", "HCI", "Store", "CCurl", "CLinux"]),
         .executableTarget(name: "enbeacon", dependencies: ["Agent"]),
 
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),

@@ -16,6 +16,7 @@ public final class Advertiser {
     }
 
     private let loop: any EventLoop
+    private let clock: Clock
     private let radio: GAENRadio
     private let schedule: KeySchedule
     private let settings: Settings
@@ -30,12 +31,13 @@ public final class Advertiser {
     public private(set) var rotations = 0
     public private(set) var nextRotation: MonotonicInstant?
 
-    public init(loop: any EventLoop, radio: GAENRadio, schedule: KeySchedule, settings: Settings = Settings(),
+    public init(loop: any EventLoop, clock: Clock, radio: GAENRadio, schedule: KeySchedule, settings: Settings = Settings(),
                 generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), keyFile: KeyFile? = nil,
                 log: Logger) {
         precondition(settings.rotationMin <= settings.rotationMax && settings.rotationMax <= .seconds(1200),
                      "rotation bounds must lie within 20 minutes")
         self.loop = loop
+        self.clock = clock
         self.radio = radio
         self.schedule = schedule
         self.settings = settings
@@ -48,9 +50,15 @@ public final class Advertiser {
         }
     }
 
-    public func start() { rotate() }
+    public private(set) var isRunning = false
+
+    public func start() {
+        isRunning = true
+        rotate()
+    }
 
     public func stop() {
+        isRunning = false
         if let rotationTimer { loop.cancel(rotationTimer) }
         rotationTimer = nil
         nextRotation = nil
@@ -59,7 +67,7 @@ public final class Advertiser {
 
     /// Changes RPI and address now, then schedules the next rotation.
     public func rotate() {
-        guard let interval = ENIntervalNumber(unixSeconds: loop.unixNanoseconds / 1_000_000_000) else {
+        guard let interval = clock.interval else {
             log.error("the wall clock is before 1970: not advertising")
             return
         }

@@ -9,10 +9,12 @@ public final class Agent {
         public var driver = DriverSettings()
         public var advertiser = Advertiser.Settings()
         public var scanner = ScanScheduler.Settings()
+        public var clockPolicy = ClockPolicy.ntp
         public init() {}
     }
 
     public let loop: any EventLoop
+    public let clock: Clock
     public let driver: ControllerDriver
     public let radio: GAENRadio
     public let advertiser: Advertiser
@@ -23,29 +25,44 @@ public final class Agent {
 
     public init(loop: any EventLoop, settings: Settings = Settings(), log: Logger,
                 randomness: Randomness = .system, dataDirectory: String? = nil,
+                clockProbe: any ClockSyncProbe = SystemClockSyncProbe(),
                 makeTransport: @escaping () -> any HCITransport) throws(CryptoError) {
         self.loop = loop
         self.log = log
+        clock = Clock(loop: loop, policy: settings.clockPolicy, probe: clockProbe, log: log)
         driver = ControllerDriver(loop: loop, settings: settings.driver, log: log, makeTransport: makeTransport)
         radio = GAENRadio(driver: driver)
-        advertiser = Advertiser(loop: loop, radio: radio, schedule: try KeySchedule(), settings: settings.advertiser,
+        advertiser = Advertiser(loop: loop, clock: clock, radio: radio, schedule: try KeySchedule(), settings: settings.advertiser,
                                 generator: randomness.generator(for: "advertiser"),
                                 keyFile: dataDirectory.map(KeyFile.init(directory:)), log: log)
         scanner = ScanScheduler(loop: loop, radio: radio, settings: settings.scanner,
                                 generator: randomness.generator(for: "scanner"))
         radio.onReport = { [weak self] report in self?.heard(report) }
-        // The first broadcast waits for the controller: its advertising TX power goes into the metadata.
-        driver.onReady = { [weak self] in
-            guard let self, !self.started else { return }
-            self.started = true
-            self.advertiser.start()
-            self.scanner.start()
+        // The first broadcast waits for the controller (its advertising TX power goes into the metadata)
+        // and for a trustworthy clock (an RPI of the wrong date is useless and a privacy leak).
+        driver.onReady = { [weak self] in self?.startRadioServicesIfPossible() }
+        clock.onTrusted = { [weak self] in self?.startRadioServicesIfPossible() }
+        clock.onJump = { [weak self] jump in
+            guard let self, self.advertiser.isRunning else { return }
+            self.log.info("rotating at once after the clock jump")
+            self.advertiser.rotate()
         }
     }
 
-    public func start() { driver.start() }
+    private func startRadioServicesIfPossible() {
+        guard !started, clock.isTrusted, driver.phase == .ready else { return }
+        started = true
+        advertiser.start()
+        scanner.start()
+    }
+
+    public func start() {
+        clock.start()
+        driver.start()
+    }
 
     public func stop() {
+        clock.stop()
         advertiser.stop()
         scanner.stop()
         driver.stop()

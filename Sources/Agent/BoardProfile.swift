@@ -7,14 +7,16 @@ public struct BoardProfile: Equatable, Sendable {
     public var transport: TransportSpec
     /// Simulated phones sharing the virtual radio (virtual transport only).
     public var simulatedPhones: Int
+    public var clock: ClockPolicy
 
-    public static let virtual = BoardProfile(name: "virtual", transport: .virtual, simulatedPhones: 3)
-    public static let knownKeys = ["name", "transport", "simulated_phones"]
+    public static let virtual = BoardProfile(name: "virtual", transport: .virtual, simulatedPhones: 3, clock: .trusted)
+    public static let knownKeys = ["name", "transport", "simulated_phones", "clock"]
 
-    public init(name: String, transport: TransportSpec, simulatedPhones: Int = 0) {
+    public init(name: String, transport: TransportSpec, simulatedPhones: Int = 0, clock: ClockPolicy = .ntp) {
         self.name = name
         self.transport = transport
         self.simulatedPhones = simulatedPhones
+        self.clock = clock
     }
 
     /// Parses a profile; every error names the line and what was expected there.
@@ -32,6 +34,11 @@ public struct BoardProfile: Equatable, Sendable {
                     throw ConfigError(line: line, "simulated_phones: expected 0-50, got '\(value)'")
                 }
                 simulatedPhones = n
+            case "clock":
+                guard let policy = ClockPolicy(rawValue: value) else {
+                    throw ConfigError(line: line, "clock: expected ntp, rtc or trusted, got '\(value)'")
+                }
+                clock = policy
             default:
                 throw ConfigError(line: line, "unknown key '\(key)' (known: \(Self.knownKeys.joined(separator: ", ")))")
             }

@@ -118,7 +118,9 @@ enum RunCommand {
         let agent: Agent
         do {
             try AtomicFile.makeDirectory(request.dataDirectory)
-            agent = try Agent(loop: loop, log: log, dataDirectory: request.dataDirectory, makeTransport: makeTransport)
+            var settings = Agent.Settings()
+            settings.clockPolicy = request.board.clock
+            agent = try Agent(loop: loop, settings: settings, log: log, dataDirectory: request.dataDirectory, makeTransport: makeTransport)
         } catch {
             log.error("\(error)")
             return 1

@@ -1,0 +1,33 @@
+import CLinux
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Asks the system whether the wall clock is synchronised. A protocol because tests and simulations
+/// decide this themselves; the machines that run CI report "unsynchronised", like a Pi off the network.
+public protocol ClockSyncProbe {
+    /// nil when synchronised; otherwise why not, in words for `status`.
+    func unsynchronisedReason() -> String?
+}
+
+/// The kernel's NTP state (adjtimex) or systemd-timesyncd's marker file.
+public struct SystemClockSyncProbe: ClockSyncProbe {
+    public static let timesyncdMarker = "/run/systemd/timesync/synchronized"
+
+    public init() {}
+
+    public func unsynchronisedReason() -> String? {
+        var unsynchronised: Int32 = 1
+        let state = enb_clock_sync_state(&unsynchronised)
+        if state >= 0 && state != TIME_ERROR && unsynchronised == 0 { return nil }
+        if access(Self.timesyncdMarker, F_OK) == 0 { return nil }
+        return "the kernel reports the clock unsynchronised (no NTP yet) and systemd-timesyncd has not synchronised it"
+    }
+}
+
+/// A fixed answer, for simulations and tests.
+public struct FixedClockSyncProbe: ClockSyncProbe {
+    public var reason: String?
+    public init(synchronised: Bool) { reason = synchronised ? nil : "simulated: not synchronised" }
+    public func unsynchronisedReason() -> String? { reason }
+}
