@@ -37,6 +37,7 @@ let package = Package(
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
+        .testTarget(name: "AgentTests", dependencies: ["Agent"]),
         // Runs the built executable: exit codes, stdout and stderr exactly as scripts see them.
         .testTarget(name: "enbeaconTests", dependencies: ["enbeacon"]),
     ],

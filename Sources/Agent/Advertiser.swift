@@ -24,9 +24,10 @@ public final class Advertiser {
     private var generator: any RandomNumberGenerator
     private var rotationTimer: TimerHandle?
     private let keyFile: KeyFile?
-    /// Own keys of the last 14 days, newest last.
+    /// Own keys of the last 14 days, in rolling-start order.
     public private(set) var keys: [TemporaryExposureKey] = []
-    public var tek: TemporaryExposureKey? { keys.last }
+    /// The key broadcast now.
+    public private(set) var tek: TemporaryExposureKey?
     public private(set) var currentRPI: Bytes16?
     public private(set) var rotations = 0
     public private(set) var nextRotation: MonotonicInstant?
@@ -71,19 +72,25 @@ public final class Advertiser {
             log.error("the wall clock is before 1970: not advertising")
             return
         }
-        if tek.map({ !$0.isValid(at: interval) }) ?? true {
+        // After a backward clock jump an earlier day's stored key is valid again: reuse it, never make two
+        // keys for one day.
+        if let stored = keys.last(where: { $0.isValid(at: interval) }) {
+            tek = stored
+        } else {
             let fresh = TemporaryExposureKey.generate(for: interval, using: &generator)
-            let kept = KeyFile.retained(keys + [fresh], at: interval)
+            let kept = KeyFile.retained(keys + [fresh], at: interval).sorted { $0.rollingStart < $1.rollingStart }
             do {
                 // Durable before its first RPI goes on air, or not on air at all.
                 try keyFile?.save(kept)
             } catch {
                 log.error("cannot store the new exposure key, not advertising: \(error)")
+                tek = nil
                 radio.stopBroadcasting()
                 scheduleNextRotation()
                 return
             }
             keys = kept
+            tek = fresh
             log.info("new temporary exposure key for the day starting at interval \(interval.dayStart)")
         }
         guard let tek else { return }

@@ -22,6 +22,8 @@ public final class Agent {
     private let log: Logger
     private var started = false
     public private(set) var reportsHeard = 0
+    /// Observes every GAEN report the radio hears (simulations, the console's `live`).
+    public var onReport: (GAENReport) -> Void = { _ in }
 
     public init(loop: any EventLoop, settings: Settings = Settings(), log: Logger,
                 randomness: Randomness = .system, dataDirectory: String? = nil,
@@ -70,6 +72,7 @@ public final class Agent {
 
     private func heard(_ report: GAENReport) {
         reportsHeard += 1
+        onReport(report)
         log.debug("sighting rpi \(report.payload.rpi.hex) aem \(report.payload.aem.hex) "
                   + "rssi \(report.rssi.map(String.init) ?? "n/a") address \(report.address)")
     }

@@ -1,14 +1,16 @@
 import EventLoop
 import HCI
 
-/// Runs a short passive scan at random intervals, as phones do (Google: 4 s every 210–300 s), so every
+/// Runs a short passive scan at random intervals, as phones do (Google: 4 s every 210–300 s; here 210–290 s), so every
 /// advertiser nearby is heard within five minutes while the radio mostly sleeps. Advertising continues
 /// throughout.
 public final class ScanScheduler {
     public struct Settings: Sendable {
         public var scanDuration: Duration = .seconds(4)
         public var periodMin: Duration = .seconds(210)
-        public var periodMax: Duration = .seconds(300)
+        /// 290 rather than Google's 300: the first report of a scan can come a few hundred milliseconds in,
+        /// and a rotation may pause a scan, yet every nearby advertiser must be heard in every 5 minutes.
+        public var periodMax: Duration = .seconds(290)
         public init() {}
     }
 
