@@ -1,0 +1,73 @@
+/// Collects the reports of one scan and turns them into one `Sighting` per (RPI, AEM).
+///
+/// A 4-second scan hears a phone advertising every 250 ms about sixteen times (Bumble-style controllers
+/// report each twice): storing one aggregate instead of every report is what keeps two weeks of a busy
+/// care home within a couple of megabytes. Pure: times come in as Unix seconds.
+public struct ScanAggregator: Sendable {
+    private struct Accumulator: Sendable {
+        var firstSeen: Int64
+        var rssiMax: Int8?
+        var rssiSum: Int
+        var rssiCount: Int
+        var count: Int
+    }
+
+    private var order: [Key] = []
+    private var accumulators: [Key: Accumulator] = [:]
+    /// Bounded: a hostile crowd of advertisers cannot grow a scan's state without limit.
+    public let maximumDistinct: Int
+    public private(set) var dropped = 0
+
+    private struct Key: Hashable, Sendable {
+        var rpi: Bytes16
+        var aem: AssociatedEncryptedMetadata
+    }
+
+    public init(maximumDistinct: Int = 4096) { self.maximumDistinct = maximumDistinct }
+
+    public var isEmpty: Bool { order.isEmpty }
+
+    /// One report; `rssi` nil when the controller had none (127).
+    public mutating func add(rpi: Bytes16, aem: AssociatedEncryptedMetadata, rssi: Int8?, at unixSeconds: Int64) {
+        let key = Key(rpi: rpi, aem: aem)
+        if var a = accumulators[key] {
+            a.count += 1
+            if let rssi {
+                a.rssiMax = max(a.rssiMax ?? rssi, rssi)
+                a.rssiSum += Int(rssi)
+                a.rssiCount += 1
+            }
+            accumulators[key] = a
+            return
+        }
+        guard order.count < maximumDistinct else {
+            dropped += 1
+            return
+        }
+        order.append(key)
+        accumulators[key] = Accumulator(firstSeen: unixSeconds, rssiMax: rssi, rssiSum: Int(rssi ?? 0),
+                                        rssiCount: rssi == nil ? 0 : 1, count: 1)
+    }
+
+    /// The scan's sightings in order of first report, and a fresh aggregator for the next scan.
+    /// Sightings whose every report lacked RSSI carry 127 ("not available") in both RSSI fields.
+    public mutating func finish(secondsSincePreviousScan: UInt16) -> [Sighting] {
+        defer {
+            order.removeAll(keepingCapacity: true)
+            accumulators.removeAll(keepingCapacity: true)
+            dropped = 0
+        }
+        return order.map { key in
+            let a = accumulators[key]!
+            let mean: Int8 = a.rssiCount == 0 ? 127 : Int8(roundedDivision(a.rssiSum, a.rssiCount))
+            return Sighting(rpi: key.rpi, aem: key.aem, firstSeen: a.firstSeen, rssiMax: a.rssiMax ?? 127,
+                            rssiMean: mean, count: UInt8(min(a.count, 255)),
+                            secondsSincePreviousScan: secondsSincePreviousScan)
+        }
+    }
+
+    /// Integer division rounding half away from zero (RSSI means are negative).
+    private func roundedDivision(_ a: Int, _ b: Int) -> Int {
+        a >= 0 ? (a + b / 2) / b : -((-a + b / 2) / b)
+    }
+}

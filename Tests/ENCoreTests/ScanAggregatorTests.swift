@@ -1,0 +1,42 @@
+import Testing
+@testable import ENCore
+
+@Suite struct ScanAggregatorTests {
+    let a = Bytes16(hex: "000102030405060708090a0b0c0d0e0f")!
+    let b = Bytes16(hex: "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")!
+    let aem = AssociatedEncryptedMetadata(hex: "01020304")!
+
+    @Test func oneSightingPerRPIWithMaxMeanAndCount() {
+        var agg = ScanAggregator()
+        agg.add(rpi: a, aem: aem, rssi: -60, at: 1000)
+        agg.add(rpi: b, aem: aem, rssi: -80, at: 1001)
+        agg.add(rpi: a, aem: aem, rssi: -50, at: 1002)
+        agg.add(rpi: a, aem: aem, rssi: -55, at: 1003)
+        agg.add(rpi: a, aem: aem, rssi: nil, at: 1003)
+        let s = agg.finish(secondsSincePreviousScan: 240)
+        #expect(s.count == 2)
+        #expect(s[0].rpi == a && s[0].firstSeen == 1000 && s[0].rssiMax == -50 && s[0].rssiMean == -55 && s[0].count == 4)
+        #expect(s[1].rpi == b && s[1].rssiMax == -80 && s[1].count == 1 && s[1].secondsSincePreviousScan == 240)
+        #expect(agg.isEmpty, "finish starts the next scan empty")
+    }
+
+    @Test func meanRoundsHalfAwayFromZeroAndNoRSSIIsNotAvailable() {
+        var agg = ScanAggregator()
+        agg.add(rpi: a, aem: aem, rssi: -60, at: 0)
+        agg.add(rpi: a, aem: aem, rssi: -61, at: 0)  // mean -60.5 → -61
+        agg.add(rpi: b, aem: aem, rssi: nil, at: 0)
+        let s = agg.finish(secondsSincePreviousScan: 0)
+        #expect(s[0].rssiMean == -61)
+        #expect(s[1].rssiMax == 127 && s[1].rssiMean == 127)
+    }
+
+    @Test func countSaturatesAndDistinctRPIsAreBounded() {
+        var agg = ScanAggregator(maximumDistinct: 2)
+        for _ in 0..<300 { agg.add(rpi: a, aem: aem, rssi: -70, at: 0) }
+        agg.add(rpi: b, aem: aem, rssi: -70, at: 0)
+        agg.add(rpi: Bytes16.zero, aem: aem, rssi: -70, at: 0)
+        #expect(agg.dropped == 1)
+        let s = agg.finish(secondsSincePreviousScan: 0)
+        #expect(s.count == 2 && s[0].count == 255)
+    }
+}
