@@ -24,6 +24,11 @@ public final class Agent {
     public private(set) var reportsHeard = 0
     /// Observes every GAEN report the radio hears (simulations, the console's `live`).
     public var onReport: (GAENReport) -> Void = { _ in }
+    /// Observes the sightings of each finished scan.
+    public var onSightings: ([Sighting]) -> Void = { _ in }
+    public private(set) var sightingsRecorded = 0
+    private var aggregator = ScanAggregator()
+    private var previousScanStart: MonotonicInstant?
 
     public init(loop: any EventLoop, settings: Settings = Settings(), log: Logger,
                 randomness: Randomness = .system, dataDirectory: String? = nil,
@@ -40,6 +45,7 @@ public final class Agent {
         scanner = ScanScheduler(loop: loop, radio: radio, settings: settings.scanner,
                                 generator: randomness.generator(for: "scanner"))
         radio.onReport = { [weak self] report in self?.heard(report) }
+        scanner.onScanFinished = { [weak self] start in self?.scanFinished(startedAt: start) }
         // The first broadcast waits for the controller (its advertising TX power goes into the metadata)
         // and for a trustworthy clock (an RPI of the wrong date is useless and a privacy leak).
         driver.onReady = { [weak self] in self?.startRadioServicesIfPossible() }
@@ -73,7 +79,20 @@ public final class Agent {
     private func heard(_ report: GAENReport) {
         reportsHeard += 1
         onReport(report)
+        let unixSeconds = clock.unixSeconds - (loop.now - report.receivedAt).nanosecondsValue / 1_000_000_000
+        aggregator.add(rpi: report.payload.rpi, aem: report.payload.aem, rssi: report.rssi, at: unixSeconds)
         log.debug("sighting rpi \(report.payload.rpi.hex) aem \(report.payload.aem.hex) "
                   + "rssi \(report.rssi.map(String.init) ?? "n/a") address \(report.address)")
+    }
+
+    private func scanFinished(startedAt start: MonotonicInstant) {
+        // v2 risk scoring wants the gap since the previous scan; 0 = unknown (the first scan of a run).
+        let gap = previousScanStart.map { min((start - $0).nanosecondsValue / 1_000_000_000, Int64(UInt16.max)) } ?? 0
+        previousScanStart = start
+        let sightings = aggregator.finish(secondsSincePreviousScan: UInt16(gap))
+        guard !sightings.isEmpty else { return }
+        sightingsRecorded += sightings.count
+        log.debug("scan finished: \(sightings.count) sighting(s)")
+        onSightings(sightings)
     }
 }

@@ -52,6 +52,12 @@ public final class Simulation {
     public func run(for duration: Duration) { loop.run(for: duration) }
 
     public var unixSeconds: Int64 { loop.unixNanoseconds / 1_000_000_000 }
+
+    /// The Unix time of a loop instant, by the current wall-clock offset.
+    public func unixSeconds(at instant: MonotonicInstant) -> Int64 {
+        let offset = loop.unixNanoseconds - loop.now.nanoseconds
+        return (instant.nanoseconds + offset) / 1_000_000_000
+    }
 }
 
 /// One badge of a simulation.

@@ -17,6 +17,7 @@ enum Enbeacon {
         commands:
           run          the agent: advertise rotating RPIs, scan, store, download keys, match
           derive       print the RPIs and AEMs a TEK produces
+          demo         a care home in virtual time: badges and phones meeting over days
           --help       this text;  enbeacon COMMAND --help explains one command
           --version    print the version
         """
@@ -58,6 +59,15 @@ enum Enbeacon {
                 fail(error.message, status: 2)
             } catch {
                 fail("enbeacon derive: \(error)", status: 1)
+            }
+        case "demo":
+            if wantsHelp { out.write(DemoCommand.help + "\n"); finish() }
+            var arguments = Arguments(argv, command: command)
+            do {
+                let options = try DemoCommand.parse(&arguments)
+                finish(DemoCommand.run(options, out: out, err: err))
+            } catch {
+                fail(error.message, status: 2)
             }
         case "run":
             if wantsHelp { out.write(RunCommand.help + "\n"); finish() }

@@ -24,14 +24,6 @@ final class SwitchableClockProbe: ClockSyncProbe {
 /// 2021-06-01T22:00:00Z: two hours before a UTC midnight.
 let simulationStart: Int64 = 1_622_584_800
 
-extension Simulation {
-    /// The Unix time of a loop instant.
-    func unixSeconds(at instant: MonotonicInstant) -> Int64 {
-        let offset = loop.unixNanoseconds - loop.now.nanoseconds
-        return (instant.nanoseconds + offset) / 1_000_000_000
-    }
-}
-
 extension SimulatedBadge {
     var storedKeys: [TemporaryExposureKey] {
         KeyFile.parse(TextFile.read(dataDirectory + "/keys") ?? "")
