@@ -25,7 +25,7 @@ let package = Package(
         // Pure logic, no I/O: key schedule, payload codec, matching, risk, export decoding.
         .target(name: "ENCore", dependencies: ["COpenSSL", "CZlib"]),
         // The single-threaded cooperative loop: poll(2) + timer heap, or virtual time for simulation.
-        .target(name: "EventLoop"),
+        .target(name: "EventLoop", dependencies: ["CLinux"]),
         // HCI packets, H4 framing, transports, controller driver, virtual controller and radio.
         .target(name: "HCI", dependencies: ["ENCore", "EventLoop"]),
         // Crash-safe ring log and small atomic state files.
