@@ -92,7 +92,9 @@ public final class Agent {
         let sightings = aggregator.finish(secondsSincePreviousScan: UInt16(gap))
         guard !sightings.isEmpty else { return }
         sightingsRecorded += sightings.count
-        log.debug("scan finished: \(sightings.count) sighting(s)")
+        let strongest = sightings.map(\.rssiMax).filter { $0 != 127 }.sorted(by: >).prefix(5).map { "\($0)" }
+        log.info("scan heard \(sightings.count) GAEN beacon(s)"
+                 + (strongest.isEmpty ? "" : ", strongest \(strongest.joined(separator: ", ")) dBm"))
         onSightings(sightings)
     }
 }

@@ -1,1 +1,0 @@
-// Store module: see README architecture.
