@@ -17,6 +17,7 @@ enum Enbeacon {
         commands:
           run          the agent: advertise rotating RPIs, scan, store, download keys, match
           derive       print the RPIs and AEMs a TEK produces
+          bench        benchmarks that print figures (bench match)
           demo         a care home in virtual time: badges and phones meeting over days
           --help       this text;  enbeacon COMMAND --help explains one command
           --version    print the version
@@ -66,6 +67,14 @@ enum Enbeacon {
             do {
                 let options = try DemoCommand.parse(&arguments)
                 finish(DemoCommand.run(options, out: out, err: err))
+            } catch {
+                fail(error.message, status: 2)
+            }
+        case "bench":
+            if wantsHelp { out.write(BenchCommand.help + "\n"); finish() }
+            var arguments = Arguments(argv, command: command)
+            do {
+                finish(try BenchCommand.run(&arguments, out: out))
             } catch {
                 fail(error.message, status: 2)
             }

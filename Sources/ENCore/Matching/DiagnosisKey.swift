@@ -1,0 +1,21 @@
+/// A Temporary Exposure Key published by a health authority, with what risk scoring needs of it.
+public struct DiagnosisKey: Hashable, Sendable {
+    public var tek: TemporaryExposureKey
+    public var transmissionRiskLevel: Int
+    /// 0 unknown, 1 confirmed test, 2 clinical diagnosis, 3 self report, 4 recursive, 5 revoked.
+    public var reportType: Int
+    public var daysSinceOnsetOfSymptoms: Int?
+
+    public init(tek: TemporaryExposureKey, transmissionRiskLevel: Int = 0, reportType: Int = 1,
+                daysSinceOnsetOfSymptoms: Int? = nil) {
+        self.tek = tek
+        self.transmissionRiskLevel = transmissionRiskLevel
+        self.reportType = reportType
+        self.daysSinceOnsetOfSymptoms = daysSinceOnsetOfSymptoms
+    }
+
+    /// The first moment a key may be used: 2 hours after its validity ended (SPEC §4's embargo).
+    public var usableFromUnixSeconds: Int64 {
+        (Int64(tek.rollingStart.value) + Int64(tek.rollingPeriod) + 12) * ENIntervalNumber.secondsPerInterval
+    }
+}

@@ -1,0 +1,109 @@
+/// Matches diagnosis keys, one at a time, against the stored sightings (SPEC §4).
+///
+/// Per key: one HKDF for the RPIK, one AES-ECB call for its RPIs, and a prefix-table lookup for each;
+/// only a key with a candidate hit pays for the AEMK and the AEM decryptions. Keys stream through
+/// `match(_:)`, so memory is the index plus the hits, whatever the size of the export.
+public final class KeyMatcher {
+    /// One stored sighting that a key's RPI explains, after every rule passed.
+    public struct Hit: Hashable, Sendable {
+        /// Position in the sightings the matcher was built with.
+        public var sightingIndex: Int
+        /// The interval the RPI belongs to (rsin + j).
+        public var interval: ENIntervalNumber
+        public var metadata: Metadata
+        /// TX power minus the sighting's mean RSSI, floored at 0.
+        public var attenuation: Int
+    }
+
+    public struct Statistics: Equatable, Sendable {
+        public var keys = 0
+        public var embargoed = 0
+        /// Recursive (4) and revoked (5) keys never produce exposures.
+        public var notReportable = 0
+        public var tooOld = 0
+        public var candidateHits = 0
+        public var outsideTolerance = 0
+        public var replayed = 0
+        public var insaneTxPower = 0
+        public var matchedKeys = 0
+        public init() {}
+    }
+
+    public let sightings: [Sighting]
+    public let rules: MatchingRules
+    public private(set) var statistics = Statistics()
+    private let index: RPIIndex
+    private let schedule: KeySchedule
+    private let nowUnixSeconds: Int64
+    /// First sighting time of each RPI, for the replay guard.
+    private let firstSeenByRPI: [Bytes16: Int64]
+    private var candidates: [(position: Int, j: Int)] = []
+
+    public init(sightings: [Sighting], now unixSeconds: Int64, rules: MatchingRules = MatchingRules(),
+                schedule: KeySchedule) {
+        let horizon = unixSeconds - rules.retentionSeconds
+        self.sightings = sightings
+        self.rules = rules
+        self.schedule = schedule
+        nowUnixSeconds = unixSeconds
+        index = RPIIndex(sightings.enumerated().lazy.filter { $0.element.firstSeen >= horizon }
+            .map { (rpi: $0.element.rpi, position: $0.offset) })
+        var first: [Bytes16: Int64] = [:]
+        for s in sightings { first[s.rpi] = min(first[s.rpi] ?? .max, s.firstSeen) }
+        firstSeenByRPI = first
+        candidates.reserveCapacity(64)
+    }
+
+    /// The hits of one key (empty for most keys), in sighting order.
+    public func match(_ key: DiagnosisKey) -> [Hit] {
+        statistics.keys += 1
+        let tek = key.tek
+        guard key.reportType != 4 && key.reportType != 5 else {
+            statistics.notReportable += 1
+            return []
+        }
+        guard nowUnixSeconds >= key.usableFromUnixSeconds else {
+            statistics.embargoed += 1
+            return []
+        }
+        guard Int64(tek.rollingEnd) * ENIntervalNumber.secondsPerInterval >= nowUnixSeconds - rules.retentionSeconds else {
+            statistics.tooOld += 1
+            return []
+        }
+        let period = Int(min(max(tek.rollingPeriod, 1), ENIntervalNumber.intervalsPerDay))
+        candidates.removeAll(keepingCapacity: true)
+        schedule.withRPIs(rpik: schedule.rpik(tek.keyData), from: tek.rollingStart, count: period) { batch in
+            // Hot loop: almost every prefix misses, so the 16-byte RPI is only built for a candidate.
+            for j in 0..<period where index.mayContain(prefix: batch.prefix16(j)) {
+                index.forEachPosition(of: batch[j]) { candidates.append((position: $0, j: j)) }
+            }
+        }
+        guard !candidates.isEmpty else { return [] }
+        statistics.candidateHits += candidates.count
+
+        let aemk = schedule.aemk(tek.keyData)
+        var hits: [Hit] = []
+        for (position, j) in candidates {
+            let s = sightings[position]
+            let n = ENIntervalNumber(tek.rollingStart.value &+ UInt32(j))
+            guard let seen = s.interval, abs(n.distance(to: seen)) <= rules.toleranceIntervals else {
+                statistics.outsideTolerance += 1
+                continue
+            }
+            if let first = firstSeenByRPI[s.rpi], s.firstSeen - first > rules.replayWindowSeconds {
+                statistics.replayed += 1
+                continue
+            }
+            let metadata = Metadata(schedule.aem(aemk: aemk, rpi: s.rpi, s.aem))
+            guard rules.txPowerRange.contains(Int(metadata.txPower)) else {
+                statistics.insaneTxPower += 1
+                continue
+            }
+            let attenuation = s.rssiMean == 127 ? 255 : max(0, Int(metadata.txPower) - Int(s.rssiMean))
+            hits.append(Hit(sightingIndex: position, interval: n, metadata: metadata, attenuation: attenuation))
+        }
+        hits.sort { $0.sightingIndex < $1.sightingIndex }
+        if !hits.isEmpty { statistics.matchedKeys += 1 }
+        return hits
+    }
+}
