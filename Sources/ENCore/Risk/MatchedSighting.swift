@@ -1,0 +1,23 @@
+/// One stored sighting of an RPI that matched a diagnosis key: what risk scoring needs of it and nothing more.
+///
+/// The matcher makes these from `Sighting`s after decrypting the AEM: it has the TX power, so it computes the
+/// attenuations, and it has already dropped sightings without RSSI or with an implausible TX power.
+public struct MatchedSighting: Hashable, Sendable {
+    /// Unix seconds of the sighting (the first report in its scan).
+    public var time: Int64
+    /// TX power − mean RSSI of the scan's reports, dB, clamped at 0: the typical attenuation of this sighting.
+    public var attenuation: UInt8
+    /// TX power − strongest RSSI of the scan's reports, dB, clamped at 0 (≤ `attenuation`). The store keeps only
+    /// per-scan aggregates, so this is the closest thing to the minimum over reports that v2 asks for.
+    public var minimumAttenuation: UInt8
+    /// Seconds since the previous scan started, as the scanner recorded it; 0 when unknown.
+    public var secondsSincePreviousScan: UInt16
+
+    /// `minimumAttenuation` defaults to `attenuation` for callers that have only one figure.
+    public init(time: Int64, attenuation: UInt8, minimumAttenuation: UInt8? = nil, secondsSincePreviousScan: UInt16) {
+        self.time = time
+        self.attenuation = attenuation
+        self.minimumAttenuation = min(minimumAttenuation ?? attenuation, attenuation)
+        self.secondsSincePreviousScan = secondsSincePreviousScan
+    }
+}

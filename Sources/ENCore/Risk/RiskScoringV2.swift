@@ -1,0 +1,68 @@
+/// v2 risk scoring: matched keys → exposure windows → window scores → daily summaries.
+///
+/// - Sightings of a key are grouped into `ScanInstance`s (see there for the 25.5 s rule and
+///   `secondsSinceLastScan`).
+/// - Windows: instances oldest first; an instance joins the current window when it starts less than 30 minutes
+///   after the window's first instance, otherwise it opens a new window. Gaps inside those 30 minutes do not split.
+/// - `weightedDuration = Σ(secondsSinceLastScan × attenuation weight of the instance's typical attenuation)`;
+///   `score = weightedDuration × report-type weight × infectiousness weight`.
+/// - Windows are not made for revoked keys or keys whose infectiousness is none; windows scoring below
+///   `minimumWindowScore` are left out of the daily summaries.
+public enum RiskScoringV2 {
+    /// An instance must start less than this after its window's first instance.
+    public static let windowSeconds: Int64 = 1800
+
+    /// The exposure windows of one matched key, oldest first.
+    public static func windows(of key: MatchedKey, configuration: ExposureConfigurationV2) -> [ExposureWindow] {
+        guard key.reportType.isScored else { return [] }
+        let infectiousness = configuration.infectiousness.infectiousness(daysSinceOnset: key.daysSinceOnsetOfSymptoms)
+        guard infectiousness != .none else { return [] }
+        let reportType = configuration.scoredReportType(key.reportType)
+
+        var groups: [[ScanInstance]] = []
+        for instance in ScanInstance.group(key.sightings) {
+            if let first = groups.last?.first, instance.time - first.time < windowSeconds {
+                groups[groups.count - 1].append(instance)
+            } else {
+                groups.append([instance])
+            }
+        }
+        return groups.map {
+            ExposureWindow(date: UTCDay(unixSeconds: $0[0].time), reportType: reportType,
+                           infectiousness: infectiousness, scanInstances: $0)
+        }
+    }
+
+    /// Σ(secondsSinceLastScan × attenuation weight): seconds weighted by closeness alone.
+    public static func weightedDuration(of window: ExposureWindow, configuration: ExposureConfigurationV2) -> Double {
+        window.scanInstances.reduce(0) { sum, instance in
+            let bucket = configuration.bucket(forAttenuation: instance.typicalAttenuation)
+            return sum + Double(instance.secondsSinceLastScan) * configuration.weight(of: bucket)
+        }
+    }
+
+    public static func score(of window: ExposureWindow, configuration: ExposureConfigurationV2) -> Double {
+        weightedDuration(of: window, configuration: configuration)
+            * configuration.weight(of: window.reportType)
+            * configuration.weight(of: window.infectiousness)
+    }
+
+    /// One summary per UTC day that has a window at or above `minimumWindowScore`, oldest day first.
+    public static func dailySummaries(of windows: [ExposureWindow],
+                                      configuration: ExposureConfigurationV2) -> [DailySummary] {
+        var byDay: [UTCDay: DailySummary] = [:]
+        for window in windows {
+            let score = score(of: window, configuration: configuration)
+            guard score >= configuration.minimumWindowScore else { continue }
+            byDay[window.date, default: DailySummary(date: window.date)]
+                .add(score: score, weightedDuration: weightedDuration(of: window, configuration: configuration),
+                     reportType: window.reportType)
+        }
+        return byDay.values.sorted { $0.date < $1.date }
+    }
+
+    /// The whole pipeline for a set of matched keys.
+    public static func dailySummaries(of keys: [MatchedKey], configuration: ExposureConfigurationV2) -> [DailySummary] {
+        dailySummaries(of: keys.flatMap { windows(of: $0, configuration: configuration) }, configuration: configuration)
+    }
+}
