@@ -77,12 +77,12 @@ import Testing
 
     @Test func revokedAndRecursiveKeysNeverMatch() {
         let s = sighting(of: tek, interval: tek.rollingStart.value + 5, seenIn: tek.rollingStart.value + 5)
-        for reportType in [4, 5] {
+        for reportType: ReportType in [.recursive, .revoked] {
             let m = matcher([s])
             #expect(m.match(DiagnosisKey(tek: tek, reportType: reportType)).isEmpty)
             #expect(m.statistics.notReportable == 1)
         }
-        for reportType in [0, 1, 2, 3] {
+        for reportType: ReportType in [.unknown, .confirmedTest, .confirmedClinicalDiagnosis, .selfReport] {
             #expect(matcher([s]).match(DiagnosisKey(tek: tek, reportType: reportType)).count == 1)
         }
     }

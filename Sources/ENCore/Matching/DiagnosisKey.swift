@@ -2,11 +2,10 @@
 public struct DiagnosisKey: Hashable, Sendable {
     public var tek: TemporaryExposureKey
     public var transmissionRiskLevel: Int
-    /// 0 unknown, 1 confirmed test, 2 clinical diagnosis, 3 self report, 4 recursive, 5 revoked.
-    public var reportType: Int
+    public var reportType: ReportType
     public var daysSinceOnsetOfSymptoms: Int?
 
-    public init(tek: TemporaryExposureKey, transmissionRiskLevel: Int = 0, reportType: Int = 1,
+    public init(tek: TemporaryExposureKey, transmissionRiskLevel: Int = 0, reportType: ReportType = .confirmedTest,
                 daysSinceOnsetOfSymptoms: Int? = nil) {
         self.tek = tek
         self.transmissionRiskLevel = transmissionRiskLevel

@@ -58,7 +58,7 @@ public final class KeyMatcher {
     public func match(_ key: DiagnosisKey) -> [Hit] {
         statistics.keys += 1
         let tek = key.tek
-        guard key.reportType != 4 && key.reportType != 5 else {
+        guard key.reportType != .recursive && key.reportType != .revoked else {
             statistics.notReportable += 1
             return []
         }
