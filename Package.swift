@@ -33,10 +33,13 @@ let package = Package(
         // Event loop, clock, services, console.
         .target(name: "Agent", dependencies: ["ENCore", "EventLoop", "HCI", "Store", "CCurl", "CLinux"]),
         .executableTarget(name: "enbeacon", dependencies: ["Agent"]),
+        // Appends sightings and acknowledges each flush on stdout: the process the power-cut tests kill.
+        .executableTarget(name: "enbeacon-store-writer", dependencies: ["Store"], path: "Tools/store-writer"),
 
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "enbeacon-store-writer"]),
         .testTarget(name: "AgentTests", dependencies: ["Agent"]),
         // Runs the built executable: exit codes, stdout and stderr exactly as scripts see them.
         .testTarget(name: "enbeaconTests", dependencies: ["enbeacon"]),

@@ -1,4 +1,5 @@
 import ENCore
+import Store
 import EventLoop
 import HCI
 

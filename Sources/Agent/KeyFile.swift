@@ -1,4 +1,5 @@
 import ENCore
+import Store
 
 /// The device's own TEKs on disk (`DATA/keys`, 0600), one per line: `rollingStart rollingPeriod hex`.
 ///

@@ -31,8 +31,8 @@ public struct Metadata: Hashable, Sendable {
 
 /// Four bytes: the Associated Encrypted Metadata as broadcast, or the metadata plaintext.
 public struct AssociatedEncryptedMetadata: Hashable, Sendable, CustomStringConvertible {
-    /// The four bytes in transmission order, packed into one word (memory order).
-    @usableFromInline var word: UInt32
+    /// The four bytes in transmission order, packed into one word (memory order): for compact storage.
+    public var word: UInt32
 
     @inlinable public init(word: UInt32) { self.word = word }
 

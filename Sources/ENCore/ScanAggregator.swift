@@ -61,8 +61,8 @@ public struct ScanAggregator: Sendable {
             let a = accumulators[key]!
             let mean: Int8 = a.rssiCount == 0 ? 127 : Int8(roundedDivision(a.rssiSum, a.rssiCount))
             return Sighting(rpi: key.rpi, aem: key.aem, firstSeen: a.firstSeen, rssiMax: a.rssiMax ?? 127,
-                            rssiMean: mean, count: UInt8(min(a.count, 255)),
-                            secondsSincePreviousScan: secondsSincePreviousScan)
+                            rssiMean: mean, reports: a.count,
+                            secondsSincePreviousScan: Int(secondsSincePreviousScan))
         }
     }
 

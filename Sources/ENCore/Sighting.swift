@@ -7,20 +7,23 @@ public struct Sighting: Hashable, Sendable {
     /// Strongest and mean RSSI of the scan's reports, dBm. Reports without RSSI do not count here.
     public var rssiMax: Int8
     public var rssiMean: Int8
-    /// Reports aggregated (saturating at 255).
-    public var count: UInt8
-    /// Seconds since the previous scan started (v2 risk scoring's secondsSinceLastScan); 0 when unknown.
+    /// Advertising reports aggregated, saturating at 65,535: it only weighs a sighting, and "at least
+    /// 65,535" scores like the exact figure.
+    public var reports: UInt16
+    /// Seconds since the previous scan started (v2 risk scoring's secondsSinceLastScan); 0 when unknown
+    /// (the first scan after a start), saturating at 65,535.
     public var secondsSincePreviousScan: UInt16
 
+    /// `reports` and `secondsSincePreviousScan` are clamped into 0...65,535.
     public init(rpi: Bytes16, aem: AssociatedEncryptedMetadata, firstSeen: Int64, rssiMax: Int8, rssiMean: Int8,
-                count: UInt8, secondsSincePreviousScan: UInt16) {
+                reports: Int, secondsSincePreviousScan: Int) {
         self.rpi = rpi
         self.aem = aem
         self.firstSeen = firstSeen
         self.rssiMax = rssiMax
         self.rssiMean = rssiMean
-        self.count = count
-        self.secondsSincePreviousScan = secondsSincePreviousScan
+        self.reports = UInt16(clamping: reports)
+        self.secondsSincePreviousScan = UInt16(clamping: secondsSincePreviousScan)
     }
 
     /// The ENIN of the first report.

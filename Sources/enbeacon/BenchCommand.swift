@@ -57,14 +57,14 @@ enum BenchCommand {
             let rpi = schedule.rpi(rpik: schedule.rpik(k.keyData), interval: n)
             let aem = schedule.aem(aemk: schedule.aemk(k.keyData), rpi: rpi, Metadata(txPower: 4).plaintext)
             sightings.append(Sighting(rpi: rpi, aem: aem, firstSeen: n.unixSeconds + 10, rssiMax: -60, rssiMean: -62,
-                                      count: 8, secondsSincePreviousScan: 240))
+                                      reports: 8, secondsSincePreviousScan: 240))
             planted += 1
         }
         while sightings.count < sightingCount {
             let random = [rng.next(), rng.next()]
             let rpi = random.withUnsafeBytes { Bytes16(loading: $0) }
             sightings.append(Sighting(rpi: rpi, aem: AssociatedEncryptedMetadata(word: 0),
-                                      firstSeen: Int64(start.value + 60) * 600, rssiMax: -70, rssiMean: -70, count: 1,
+                                      firstSeen: Int64(start.value + 60) * 600, rssiMax: -70, rssiMean: -70, reports: 1,
                                       secondsSincePreviousScan: 240))
         }
 

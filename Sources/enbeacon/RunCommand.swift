@@ -1,5 +1,6 @@
 import Agent
 import ENCore
+import Store
 import EventLoop
 import HCI
 #if canImport(Glibc)

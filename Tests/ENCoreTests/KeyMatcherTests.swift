@@ -15,7 +15,7 @@ import Testing
         let rpi = schedule.rpi(rpik: schedule.rpik(key.keyData), interval: ENIntervalNumber(n))
         let aem = schedule.aem(aemk: schedule.aemk(key.keyData), rpi: rpi, Metadata(txPower: txPower).plaintext)
         return Sighting(rpi: rpi, aem: aem, firstSeen: Int64(seen) * 600 + offset, rssiMax: rssi, rssiMean: rssi,
-                        count: 4, secondsSincePreviousScan: 240)
+                        reports: 4, secondsSincePreviousScan: 240)
     }
 
     func matcher(_ sightings: [Sighting], now: Int64? = nil) -> KeyMatcher {

@@ -15,8 +15,8 @@ import Testing
         agg.add(rpi: a, aem: aem, rssi: nil, at: 1003)
         let s = agg.finish(secondsSincePreviousScan: 240)
         #expect(s.count == 2)
-        #expect(s[0].rpi == a && s[0].firstSeen == 1000 && s[0].rssiMax == -50 && s[0].rssiMean == -55 && s[0].count == 4)
-        #expect(s[1].rpi == b && s[1].rssiMax == -80 && s[1].count == 1 && s[1].secondsSincePreviousScan == 240)
+        #expect(s[0].rpi == a && s[0].firstSeen == 1000 && s[0].rssiMax == -50 && s[0].rssiMean == -55 && s[0].reports == 4)
+        #expect(s[1].rpi == b && s[1].rssiMax == -80 && s[1].reports == 1 && s[1].secondsSincePreviousScan == 240)
         #expect(agg.isEmpty, "finish starts the next scan empty")
     }
 
@@ -30,13 +30,13 @@ import Testing
         #expect(s[1].rssiMax == 127 && s[1].rssiMean == 127)
     }
 
-    @Test func countSaturatesAndDistinctRPIsAreBounded() {
+    @Test func reportsAreCountedAndDistinctRPIsAreBounded() {
         var agg = ScanAggregator(maximumDistinct: 2)
         for _ in 0..<300 { agg.add(rpi: a, aem: aem, rssi: -70, at: 0) }
         agg.add(rpi: b, aem: aem, rssi: -70, at: 0)
         agg.add(rpi: Bytes16.zero, aem: aem, rssi: -70, at: 0)
         #expect(agg.dropped == 1)
         let s = agg.finish(secondsSincePreviousScan: 0)
-        #expect(s.count == 2 && s[0].count == 255)
+        #expect(s.count == 2 && s[0].reports == 300)
     }
 }

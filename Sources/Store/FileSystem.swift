@@ -1,0 +1,24 @@
+/// The file operations the ring log performs, behind a protocol so tests can count every fsync and
+/// inject failures (a full card, a failing write) without touching a real device.
+///
+/// Operations take paths, not descriptors: the log opens its active segment once per flush, which on
+/// a one-a-minute cadence costs nothing and leaves no descriptor state to get wrong.
+public protocol FileSystem: AnyObject {
+    /// Creates the directory (and missing parents) 0700, durably; tightens an existing one to 0700.
+    func makeDirectory(_ path: String) throws(FileError)
+    /// The names of the entries in `directory` (not `.` and `..`).
+    func fileNames(in directory: String) throws(FileError) -> [String]
+    /// The whole file. A block the device cannot read comes back as zeros, which no record verifies
+    /// against: a bad sector costs the records in it, never the opening of the store.
+    func contents(of path: String) throws(FileError) -> [UInt8]
+    /// Creates an empty file, 0600, failing if it already exists. Not durable until the directory is synchronized.
+    func createFile(_ path: String) throws(FileError)
+    /// Writes `bytes` at `offset` without synchronizing.
+    func write(_ bytes: [UInt8], to path: String, at offset: Int) throws(FileError)
+    /// Makes the file's data (and its size) durable: one fdatasync.
+    func synchronizeFile(_ path: String) throws(FileError)
+    /// Makes entries created in or removed from `directory` durable: one fsync on the directory.
+    func synchronizeDirectory(_ path: String) throws(FileError)
+    func truncateFile(_ path: String, to length: Int) throws(FileError)
+    func removeFile(_ path: String) throws(FileError)
+}
