@@ -11,6 +11,9 @@ public final class Agent {
         public var advertiser = Advertiser.Settings()
         public var scanner = ScanScheduler.Settings()
         public var clockPolicy = ClockPolicy.ntp
+        /// How often batched sightings are written and fsync'd: the most a power cut can lose.
+        public var flushInterval: Duration = .seconds(60)
+        public var store = SightingStore.Settings()
         public init() {}
     }
 
@@ -20,6 +23,10 @@ public final class Agent {
     public let radio: GAENRadio
     public let advertiser: Advertiser
     public let scanner: ScanScheduler
+    public let store: SightingStore
+    private let lock: DataDirectoryLock
+    private let settings: Settings
+    private var flushTimer: TimerHandle?
     private let log: Logger
     private var started = false
     public private(set) var reportsHeard = 0
@@ -32,17 +39,30 @@ public final class Agent {
     private var previousScanStart: MonotonicInstant?
 
     public init(loop: any EventLoop, settings: Settings = Settings(), log: Logger,
-                randomness: Randomness = .system, dataDirectory: String? = nil,
+                randomness: Randomness = .system, dataDirectory: String,
                 clockProbe: any ClockSyncProbe = SystemClockSyncProbe(),
-                makeTransport: @escaping () -> any HCITransport) throws(CryptoError) {
+                makeTransport: @escaping () -> any HCITransport) throws(AgentError) {
         self.loop = loop
         self.log = log
+        self.settings = settings
+        do {
+            try AtomicFile.makeDirectory(dataDirectory)
+            lock = try DataDirectoryLock(directory: dataDirectory)
+            store = try SightingStore(dataDirectory: dataDirectory, settings: settings.store)
+        } catch let error as DataDirectoryLockError {
+            throw .dataDirectory("\(error)")
+        } catch {
+            throw .dataDirectory("\(error)")
+        }
+        if !store.recovery.isClean { log.warn("sighting store recovered: \(store.recovery)") }
         clock = Clock(loop: loop, policy: settings.clockPolicy, probe: clockProbe, log: log)
         driver = ControllerDriver(loop: loop, settings: settings.driver, log: log, makeTransport: makeTransport)
         radio = GAENRadio(driver: driver)
-        advertiser = Advertiser(loop: loop, clock: clock, radio: radio, schedule: try KeySchedule(), settings: settings.advertiser,
+        let schedule: KeySchedule
+        do { schedule = try KeySchedule() } catch { throw .crypto("\(error)") }
+        advertiser = Advertiser(loop: loop, clock: clock, radio: radio, schedule: schedule, settings: settings.advertiser,
                                 generator: randomness.generator(for: "advertiser"),
-                                keyFile: dataDirectory.map(KeyFile.init(directory:)), log: log)
+                                keyFile: KeyFile(directory: dataDirectory), log: log)
         scanner = ScanScheduler(loop: loop, radio: radio, settings: settings.scanner,
                                 generator: randomness.generator(for: "scanner"))
         radio.onReport = { [weak self] report in self?.heard(report) }
@@ -68,6 +88,26 @@ public final class Agent {
     public func start() {
         clock.start()
         driver.start()
+        scheduleFlush()
+    }
+
+    /// Writes batched sightings to disk (and, with a trusted clock, deletes what is older than 14 days).
+    /// Called every flush interval and on stop; a failure keeps the batch for the next attempt.
+    public func flush() {
+        do {
+            if clock.isTrusted { try store.prune(now: clock.unixSeconds) }
+            try store.flush()
+        } catch {
+            log.error("cannot write sightings (kept in memory for the next attempt): \(error)")
+        }
+    }
+
+    private func scheduleFlush() {
+        flushTimer = loop.schedule(after: settings.flushInterval) { [weak self] in
+            guard let self else { return }
+            self.flush()
+            self.scheduleFlush()
+        }
     }
 
     public func stop() {
@@ -75,6 +115,10 @@ public final class Agent {
         advertiser.stop()
         scanner.stop()
         driver.stop()
+        if let flushTimer { loop.cancel(flushTimer) }
+        flushTimer = nil
+        flush()
+        lock.release()
     }
 
     private func heard(_ report: GAENReport) {
@@ -93,9 +137,22 @@ public final class Agent {
         let sightings = aggregator.finish(secondsSincePreviousScan: UInt16(gap))
         guard !sightings.isEmpty else { return }
         sightingsRecorded += sightings.count
+        sightings.forEach(store.append)
         let strongest = sightings.map(\.rssiMax).filter { $0 != 127 }.sorted(by: >).prefix(5).map { "\($0)" }
         log.info("scan heard \(sightings.count) GAEN beacon(s)"
                  + (strongest.isEmpty ? "" : ", strongest \(strongest.joined(separator: ", ")) dBm"))
         onSightings(sightings)
+    }
+}
+
+public enum AgentError: Error, CustomStringConvertible {
+    case dataDirectory(String)
+    case crypto(String)
+
+    public var description: String {
+        switch self {
+        case .dataDirectory(let text): text
+        case .crypto(let text): text
+        }
     }
 }

@@ -80,6 +80,15 @@ import Testing
             }
         }
 
+        // Storage: every scan's sightings reached the disk, within the care-home budget (2.5 MB for 14 days).
+        for b in badges {
+            b.agent.flush()
+            let usage = try b.agent.store.usage()
+            #expect(usage.storedSightings == b.agent.sightingsRecorded)
+            #expect(usage.storedSightings > days * 288 * 3, "\(b.name) stored \(usage.storedSightings)")
+            #expect(usage.bytes <= days * 2_500_000 / 14, "\(b.name) used \(usage.bytes) bytes in \(days) days")
+        }
+
         // Keys: one per UTC day, starting at midnight; the run covered four calendar days.
         for b in badges {
             let keys = b.storedKeys
@@ -93,14 +102,20 @@ import Testing
         let dir = TemporaryDirectory()
         let sim = try Simulation(startUnixSeconds: simulationStart, seed: 7, dataRoot: dir.path)
         let badge = try sim.addBadge("badge", at: .origin)
+        sim.addPhone(at: RadioPosition(x: 1, y: 0))
         sim.run(for: .seconds(2 * 86_400))
         #expect(badge.storedKeys.count == 3)
+        #expect(try badge.agent.store.usage().storedSightings > 500)
         sim.loop.jumpWallClock(by: .seconds(15 * 86_400))
-        sim.run(for: .seconds(60))
+        sim.run(for: .seconds(600))  // the jump is noticed within 10 s; scans and flushes follow
         let today = ENIntervalNumber(unixSeconds: sim.unixSeconds(at: sim.loop.now))!
         let keys = badge.storedKeys
         #expect(keys.count == 1)
         #expect(keys.allSatisfy { Int64($0.rollingEnd) > Int64(today.value) - 14 * 144 })
         #expect(badge.agent.advertiser.tek?.isValid(at: today) == true)
+        let horizon = sim.unixSeconds - 14 * 86_400
+        let kept = try badge.agent.store.newestFirst()
+        #expect(!kept.isEmpty, "sightings made after the jump are kept")
+        #expect(kept.allSatisfy { $0.firstSeen >= horizon }, "no sighting older than 14 days survives")
     }
 }

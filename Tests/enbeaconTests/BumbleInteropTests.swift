@@ -1,0 +1,459 @@
+import Foundation
+import Testing
+
+/// Interop with Bumble (PyPI `bumble`, pinned in Tools/interop/requirements.txt), a Bluetooth stack
+/// written independently of enbeacon: two linked Bumble virtual controllers on loopback TCP, the
+/// `enbeacon run` agent on the first, a Bumble host (Tools/interop/bumble_peer.py) on the second
+/// that advertises a GAEN payload and scans. One session serves all tests of the suite.
+///
+/// Known deviations of Bumble 0.0.236's controller that these tests expect (see TESTING.md §4):
+/// every scan is answered with LE Extended Advertising Reports, each advertisement reported twice
+/// (once flagged as a scan response); RSSI is always −50; HCI_Reset does not stop advertising; and
+/// a legacy ADV_NONCONN_IND is never put on the virtual link at all, which
+/// Tools/interop/bumble_controllers.py fills in (it sends it as ADV_IND, so the peer hears a
+/// "connectable" report).
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct BumbleInteropTests {
+    static let gaenHeader: [UInt8] = [0x02, 0x01, 0x1A, 0x03, 0x03, 0x6F, 0xFD, 0x17, 0x16, 0x6F, 0xFD]
+
+    @Test(.enabled(if: BumbleSession.bumbleAvailable,
+                   "Bumble is not importable by python3: pip install -r Tools/interop/requirements.txt"))
+    func bumbleHearsTheExactPayloadOfTheAgentsKey() throws {
+        let s = try BumbleSession.shared.get()
+        let heard = s.peerReports.filter { $0.data.count == 31 && Array($0.data.prefix(11)) == Self.gaenHeader }
+        try #require(!heard.isEmpty, "the Bumble peer heard no GAEN advertisement; its reports: \(s.peerReports.count)")
+        // Every report the peer heard came from the agent's controller, and is GAEN.
+        #expect(heard.count == s.peerReports.count, "non-GAEN reports: \(s.peerReports.filter { !heard.contains($0) })")
+
+        // One address, one payload while the test ran (no rotation is due within 10 minutes).
+        let first = heard[0]
+        #expect(Set(heard.map(\.address)).count == 1, "addresses: \(Set(heard.map(\.address)))")
+        #expect(Set(heard.map(\.data)).count == 1, "payloads: \(Set(heard.map(\.data.hexString)))")
+        #expect(first.addressType == 1, "a random address")
+        let msb = try #require(UInt8(first.address.prefix(2), radix: 16))
+        #expect(msb & 0xC0 == 0, "a non-resolvable private address: \(first.address)")
+        #expect(first.rssi == -50)
+
+        // The exact 31 bytes: 02 01 1A | 03 03 6F FD | 17 16 6F FD <RPI> <AEM>.
+        let rpi = first.data[11..<27].hexString, aem = first.data[27..<31].hexString
+        #expect(first.data.hexString == "02011a03036ffd17166ffd" + rpi + aem)
+
+        // The RPI and AEM are those of a TEK in the agent's keys file for the ENIN of the broadcast.
+        let keys = try s.keys()
+        try #require(!keys.isEmpty, "no keys in the agent's keys file")
+        var matches: [(key: StoredKey, interval: UInt32)] = []
+        // The ENIN when the agent started, or the next one if a 10-minute boundary passed meanwhile.
+        let heardInterval = BumbleSession.interval(of: first.time)
+        for interval in min(s.startInterval, heardInterval)...max(s.startInterval, heardInterval) {
+            for key in keys where key.rollingStart <= interval && interval < key.rollingStart + key.rollingPeriod {
+                let derived = try derive(tek: key.tek, interval: interval, metadata: nil)
+                if derived.rpi == rpi { matches.append((key, interval)) }
+            }
+        }
+        try #require(matches.count == 1,
+                     "RPI \(rpi) is not `enbeacon derive` of exactly one stored key for ENIN \(s.startInterval)…; keys: \(keys)")
+        let (key, interval) = matches[0]
+
+        // The AEM decrypts (AES-CTR: XOR with the keystream, i.e. the AEM of all-zero metadata) to
+        // version 1.0 metadata with the controller's advertising TX power (Bumble reports 0 dBm).
+        let keystream = try derive(tek: key.tek, interval: interval, metadata: "00000000").aem
+        let metadata = zip(try hexBytes(aem), try hexBytes(keystream)).map { $0 ^ $1 }
+        #expect(metadata == [0x40, 0x00, 0x00, 0x00], "decrypted metadata \(metadata.hexString)")
+        #expect(try derive(tek: key.tek, interval: interval, metadata: nil).aem == aem)
+    }
+
+    @Test(.enabled(if: BumbleSession.bumbleAvailable,
+                   "Bumble is not importable by python3: pip install -r Tools/interop/requirements.txt"))
+    func agentRecordsTheBumblePeerAsASighting() throws {
+        let s = try BumbleSession.shared.get()
+        let sightings = s.sightings
+        try #require(!sightings.isEmpty, "no sighting lines in enbeacon's stderr:\n\(s.agentStderr)")
+        let ofPeer = sightings.filter { $0.rpi == s.peerRPI.hexString }
+        try #require(!ofPeer.isEmpty, "no sighting of the peer's RPI \(s.peerRPI.hexString): \(sightings)")
+        for sighting in ofPeer {
+            #expect(sighting.aem == s.peerAEM.hexString)
+            #expect(sighting.rssi == -50)
+            #expect(sighting.address.uppercased() == s.peerAddress.uppercased())
+        }
+        // Nothing else was on the air.
+        #expect(sightings.allSatisfy { $0.rpi == s.peerRPI.hexString }, "\(sightings)")
+    }
+
+    @Test(.enabled(if: BumbleSession.bumbleAvailable,
+                   "Bumble is not importable by python3: pip install -r Tools/interop/requirements.txt"))
+    func agentStopsCleanlyAndKeepsItsKeysPrivate() throws {
+        let s = try BumbleSession.shared.get()
+        #expect(s.agentStatus == 0, "enbeacon exit status after SIGTERM; stderr:\n\(s.agentStderr)")
+        #expect(s.agentStderr.contains("stopped:"), "no summary line:\n\(s.agentStderr)")
+        #expect(s.keysMode == 0o600, "mode of DIR/keys: \(String(s.keysMode ?? 0, radix: 8))")
+        #expect(s.dataDirectoryMode == 0o700, "mode of DIR: \(String(s.dataDirectoryMode ?? 0, radix: 8))")
+    }
+
+    @Test(.enabled(if: BumbleSession.bumbleAvailable,
+                   "Bumble is not importable by python3: pip install -r Tools/interop/requirements.txt"),
+          .enabled(if: FileManager.default.isExecutableFile(atPath: BumbleSession.btmon),
+                   "btmon is not installed (Debian package bluez): skipping the btsnoop check"))
+    func btsnoopLogOpensCleanlyInBtmon() throws {
+        let s = try BumbleSession.shared.get()
+        try #require(s.btsnoop.count > 16, "the agent's btsnoop file holds \(s.btsnoop.count) bytes")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("enbeacon-bumble-\(UUID().uuidString).btsnoop")
+        try s.btsnoop.write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        let btmon = try ChildProcess(executable: BumbleSession.btmon, arguments: ["-r", path.path], name: "btmon")
+        defer { btmon.stop() }
+        let status = btmon.waitForExit(timeout: 30)
+        let output = btmon.stdout
+        #expect(status == 0, "btmon -r exit status \(status.map(String.init) ?? "none (hung)"); stderr: \(btmon.stderr)")
+        // The commands that make the agent a beacon and a scanner, and Bumble's reports to it.
+        let expected = ["LE Set Random Address", "LE Set Advertising Data", "LE Set Advertising Parameters",
+                        "LE Set Scan Enable", "LE Extended Advertising Report"]
+        let missing = expected.filter { !output.contains($0) }
+        #expect(missing.isEmpty, "btmon -r shows no \(missing)")
+        // btmon exits 0 even on bad packets ("invalid packet size", "malformed"): read its text. It calls
+        // an RSSI of 127 (not available) "invalid", which is legitimate; nothing else may be.
+        let suspicious = (output + btmon.stderr).split(separator: "\n").filter { line in
+            let l = line.lowercased()
+            return (l.contains("malformed") || l.contains("invalid")) && !l.contains("rssi: invalid")
+        }
+        #expect(suspicious.isEmpty, "btmon complained:\n\(suspicious.joined(separator: "\n"))")
+    }
+
+    // MARK: helpers
+
+    struct Derived: Equatable { var interval: UInt32; var rpi: String; var aem: String }
+
+    func derive(tek: String, interval: UInt32, metadata: String?) throws -> Derived {
+        var arguments = ["derive", "--tek", tek, "--interval", String(interval)]
+        if let metadata { arguments += ["--metadata", metadata] }
+        let r = try Enbeacon.run(arguments)
+        try #require(r.status == 0, "enbeacon \(arguments.joined(separator: " ")): \(r.stderr)")
+        let fields = r.stdout.split(whereSeparator: \.isWhitespace).map(String.init)
+        try #require(fields.count == 3 && fields[0] == String(interval), "derive printed \(r.stdout)")
+        return Derived(interval: interval, rpi: fields[1].lowercased(), aem: fields[2].lowercased())
+    }
+}
+
+// MARK: - The session
+
+struct StoredKey: Sendable, CustomStringConvertible {
+    var rollingStart: UInt32
+    var rollingPeriod: UInt32
+    var tek: String
+    var description: String { "\(rollingStart) \(rollingPeriod) \(tek.prefix(4))…" }
+}
+
+/// One advertising report as the Bumble peer printed it.
+struct PeerReport: Sendable, Hashable {
+    var address: String
+    var addressType: Int
+    var data: [UInt8]
+    var rssi: Int
+    var time: Double
+}
+
+/// One `sighting rpi … aem … rssi … address …` line of the agent's debug log.
+struct Sighting: Sendable, CustomStringConvertible {
+    var rpi: String, aem: String, rssi: Int, address: String
+    var description: String { "rpi \(rpi) aem \(aem) rssi \(rssi) address \(address)" }
+}
+
+struct SessionError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What one run of controllers + agent + peer left behind; all checks work on this.
+struct BumbleSession: Sendable {
+    static let btmon = "/usr/bin/btmon"
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let interopTools = repository.appendingPathComponent("Tools/interop")
+
+    /// Whether `python3 -c "import bumble"` works.
+    static let bumbleAvailable: Bool = {
+        guard let p = try? ChildProcess(executable: "/usr/bin/env", arguments: ["python3", "-c", "import bumble"],
+                                        name: "python3") else { return false }
+        defer { p.stop() }
+        return p.waitForExit(timeout: 60) == 0
+    }()
+
+    /// Runs once, the first time a test asks for it; later tests see the same result.
+    static let shared: Result<BumbleSession, any Error> = Result { try run() }
+
+    var peerRPI: [UInt8]
+    var peerAEM: [UInt8]
+    var peerAddress: String
+    var peerReports: [PeerReport]
+    var agentStderr: String
+    var agentStatus: Int32?
+    var startInterval: UInt32
+    /// The agent's DIR/keys, its mode and DIR's mode, read after the agent stopped.
+    var keysText: String
+    var keysMode: Int?
+    var dataDirectoryMode: Int?
+    /// The agent's --btsnoop file.
+    var btsnoop: Data
+
+    static func interval(of unixSeconds: Double) -> UInt32 { UInt32(unixSeconds / 600) }
+
+    var sightings: [Sighting] {
+        agentStderr.split(separator: "\n").compactMap { line -> Sighting? in
+            guard let range = line.range(of: "sighting rpi ") else { return nil }
+            let f = line[range.lowerBound...].split(separator: " ").map(String.init)
+            // sighting rpi R aem A rssi N address X
+            guard f.count >= 9, f[3] == "aem", f[5] == "rssi", f[7] == "address", let rssi = Int(f[6]) else { return nil }
+            return Sighting(rpi: f[2].lowercased(), aem: f[4].lowercased(), rssi: rssi, address: f[8])
+        }
+    }
+
+    func keys() throws -> [StoredKey] {
+        try keysText.split(separator: "\n").map { line in
+            let f = line.split(separator: " ")
+            guard f.count == 3, let start = UInt32(f[0]), let period = UInt32(f[1]), f[2].count == 32,
+                  (try? hexBytes(String(f[2]))) != nil else {
+                throw SessionError("keys file line '\(line)' is not '<rollingStart> <rollingPeriod> <32 hex>'")
+            }
+            return StoredKey(rollingStart: start, rollingPeriod: period, tek: String(f[2]).lowercased())
+        }
+    }
+
+    static func run() throws -> BumbleSession {
+        let fm = FileManager.default
+        let folder = fm.temporaryDirectory.appendingPathComponent("enbeacon-bumble-\(UUID().uuidString)")
+        try fm.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: folder) }
+        let dataDir = folder.appendingPathComponent("data")  // the agent makes it
+        let btsnoopPath = folder.appendingPathComponent("hci.btsnoop").path
+
+        // Safety nets: every child also stops on its own after this long, should the test process die.
+        let lifetime = 120
+
+        // 1. Two linked Bumble controllers; they report the ports the kernel gave them.
+        let controllers = try ChildProcess(
+            executable: "/usr/bin/env",
+            arguments: ["python3", "-u", interopTools.appendingPathComponent("bumble_controllers.py").path,
+                        "--seconds", String(lifetime)],
+            name: "bumble_controllers")
+        defer { controllers.stop() }
+        var ports: [Int] = []
+        try controllers.wait(for: "controller ports", timeout: 30) {
+            for line in controllers.stdout.split(separator: "\n") {
+                if let object = jsonObject(line), let p = object["ports"] as? [Int], p.count == 2 { ports = p; return true }
+            }
+            return false
+        }
+
+        // 2. The Bumble peer: advertising a random RPI/AEM and scanning before the agent starts, so the
+        //    agent's first scan (right after controller init) hears it.
+        var rng = SystemRandomNumberGenerator()
+        let peerRPI = (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let peerAEM = (0..<4).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let peer = try ChildProcess(
+            executable: "/usr/bin/env",
+            arguments: ["python3", "-u", interopTools.appendingPathComponent("bumble_peer.py").path,
+                        "--transport", "tcp-client:127.0.0.1:\(ports[1])",
+                        "--rpi", peerRPI.hexString, "--aem", peerAEM.hexString, "--seconds", String(lifetime)],
+            name: "bumble_peer")
+        defer { peer.stop() }
+        var peerAddress = ""
+        try peer.wait(for: "the Bumble peer to advertise", timeout: 30, alsoWatching: [controllers]) {
+            for line in peer.stdout.split(separator: "\n") {
+                if let object = jsonObject(line), object["ready"] as? Bool == true, let a = object["address"] as? String {
+                    peerAddress = a
+                    return true
+                }
+            }
+            return false
+        }
+
+        // 3. The agent on the first controller.
+        let startInterval = interval(of: Date().timeIntervalSince1970)
+        let agent = try ChildProcess(
+            executable: Enbeacon.binary.path,
+            arguments: ["run", "--transport", "tcp:127.0.0.1:\(ports[0])", "--data", dataDir.path,
+                        "--seconds", String(lifetime), "--log", "debug", "--btsnoop", btsnoopPath],
+            name: "enbeacon")
+        defer { agent.stop() }
+
+        // 4. Until the peer heard a GAEN advertisement and the agent logged a sighting of the peer.
+        let sightingPrefix = "sighting rpi \(peerRPI.hexString) aem \(peerAEM.hexString)"
+        try agent.wait(for: "the peer to hear the agent and the agent to log the peer", timeout: 60,
+                       alsoWatching: [controllers, peer]) {
+            let peerHeard = peer.stdout.split(separator: "\n").contains { line in
+                // A report, not the peer's own "ready" line (which shows the payload it sends).
+                guard let object = jsonObject(line), object["rssi"] != nil, let data = object["data"] as? String else {
+                    return false
+                }
+                return data.lowercased().hasPrefix("02011a03036ffd17166ffd") && data.count == 62
+            }
+            return peerHeard && agent.stderr.lowercased().contains(sightingPrefix)
+        }
+
+        // 5. Stop the agent the way an init system does, then the Bumble side.
+        agent.terminate()
+        let agentStatus = agent.waitForExit(timeout: 20)
+        peer.stop()
+        controllers.stop()
+
+        let reports = peer.stdout.split(separator: "\n").compactMap { line -> PeerReport? in
+            guard let o = jsonObject(line), let address = o["address"] as? String, let data = o["data"] as? String,
+                  let bytes = try? hexBytes(data), let rssi = o["rssi"] as? Int, let type = o["address_type"] as? Int,
+                  let time = (o["time"] as? NSNumber)?.doubleValue else { return nil }
+            return PeerReport(address: address, addressType: type, data: bytes, rssi: rssi, time: time)
+        }
+        func mode(_ url: URL) -> Int? {
+            ((try? fm.attributesOfItem(atPath: url.path))?[.posixPermissions] as? NSNumber)?.intValue
+        }
+        let keysFile = dataDir.appendingPathComponent("keys")
+        return BumbleSession(
+            peerRPI: peerRPI, peerAEM: peerAEM, peerAddress: peerAddress, peerReports: reports,
+            agentStderr: agent.stderr, agentStatus: agentStatus, startInterval: startInterval,
+            keysText: (try? String(contentsOf: keysFile, encoding: .utf8)) ?? "",
+            keysMode: mode(keysFile), dataDirectoryMode: mode(dataDir),
+            btsnoop: (try? Data(contentsOf: URL(fileURLWithPath: btsnoopPath))) ?? Data())
+    }
+}
+
+private func jsonObject(_ line: Substring) -> [String: Any]? {
+    guard line.hasPrefix("{") else { return nil }
+    return (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+}
+
+func hexBytes(_ text: String) throws -> [UInt8] {
+    let digits = Array(text.utf8)
+    guard digits.count % 2 == 0 else { throw SessionError("odd hex length: \(text)") }
+    return try stride(from: 0, to: digits.count, by: 2).map { i in
+        guard let b = UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16) else {
+            throw SessionError("not hex: \(text)")
+        }
+        return b
+    }
+}
+
+extension Collection where Element == UInt8 {
+    var hexString: String { map { String(format: "%02x", $0) }.joined() }
+}
+
+// MARK: - Child processes
+
+/// A child process whose stdout and stderr are collected as they arrive. Everything waits with a
+/// deadline; `stop()` (SIGTERM, then SIGKILL) is safe to call repeatedly and belongs in a `defer`.
+final class ChildProcess: @unchecked Sendable {
+    let name: String
+    private let process = Process()
+    /// One lock for all children, so that a wait can watch several; broadcast on every read and exit.
+    private static let changed = NSCondition()
+    /// Counts the broadcasts, so that a waiter notices changes made while it was not waiting.
+    nonisolated(unsafe) private static var generation = 0
+    // Guarded by `changed`:
+    private var out = Data(), err = Data()
+    private var exitStatus: Int32?
+    private var openStreams = 2
+
+    init(executable: String, arguments: [String], name: String) throws {
+        self.name = name
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.terminationHandler = { [weak self] p in
+            Self.changed.lock()
+            self?.exitStatus = p.terminationStatus
+            Self.generation += 1
+            Self.changed.broadcast()
+            Self.changed.unlock()
+        }
+        try process.run()
+        for (pipe, isOut) in [(outPipe, true), (errPipe, false)] {
+            let fd = pipe.fileHandleForReading.fileDescriptor
+            Thread { [self, pipe] in
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                while true {
+                    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                    if n < 0 && errno == EINTR { continue }
+                    Self.changed.lock()
+                    if n > 0 {
+                        if isOut { out.append(contentsOf: buffer[0..<n]) } else { err.append(contentsOf: buffer[0..<n]) }
+                    } else {
+                        openStreams -= 1
+                    }
+                    Self.generation += 1
+                    Self.changed.broadcast()
+                    Self.changed.unlock()
+                    if n <= 0 { break }
+                }
+                withExtendedLifetime(pipe) {}
+            }.start()
+        }
+    }
+
+    var stdout: String { Self.locked { String(decoding: out, as: UTF8.self) } }
+    var stderr: String { Self.locked { String(decoding: err, as: UTF8.self) } }
+    var status: Int32? { Self.locked { exitStatus } }
+
+    private static func locked<T>(_ body: () -> T) -> T {
+        changed.lock()
+        defer { changed.unlock() }
+        return body()
+    }
+
+    /// Waits until `condition` holds, re-checking whenever any child prints or exits. Throws on the
+    /// deadline, or when this child or one of `others` exits first.
+    func wait(for what: String, timeout: TimeInterval, alsoWatching others: [ChildProcess] = [],
+              until condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        let watched = [self] + others
+        func dump() -> String {
+            watched.map { "--- \($0.name) stdout:\n\($0.stdout.suffix(4000))\n--- \($0.name) stderr:\n\($0.stderr.suffix(4000))" }
+                .joined(separator: "\n")
+        }
+        while true {
+            let seen = Self.locked { Self.generation }
+            // The condition reads the outputs, so it runs outside the lock.
+            if condition() { return }
+            if let dead = watched.first(where: { $0.status != nil }) {
+                throw SessionError("\(dead.name) exited with status \(dead.status!) while waiting for \(what)\n\(dump())")
+            }
+            Self.changed.lock()
+            var timedOut = false
+            while Self.generation == seen && !timedOut {
+                timedOut = !Self.changed.wait(until: deadline)
+            }
+            Self.changed.unlock()
+            if timedOut {
+                if condition() { return }
+                throw SessionError("timed out after \(Int(timeout)) s waiting for \(what)\n\(dump())")
+            }
+        }
+    }
+
+    /// Sends SIGTERM if the process still runs.
+    func terminate() {
+        if process.isRunning { process.terminate() }
+    }
+
+    /// The exit status once the process has exited and its output is read to the end, or nil if that
+    /// takes more than `timeout` seconds.
+    @discardableResult
+    func waitForExit(timeout: TimeInterval) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        Self.changed.lock()
+        defer { Self.changed.unlock() }
+        while exitStatus == nil || openStreams > 0 {
+            if !Self.changed.wait(until: deadline) { break }
+        }
+        return exitStatus
+    }
+
+    /// SIGTERM, up to 5 s to exit, then SIGKILL.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        if waitForExit(timeout: 5) == nil {
+            kill(process.processIdentifier, SIGKILL)
+            waitForExit(timeout: 5)
+        }
+    }
+}
