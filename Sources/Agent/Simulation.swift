@@ -31,7 +31,6 @@ public final class Simulation {
         let controller = radio.addController(
             VirtualControllerConfiguration(publicAddress: BDAddress(rawValue: 0x00_1B_DC_00_00_00 + index)), at: position)
         let directory = dataRoot + "/" + name
-        try AtomicFile.makeDirectory(directory)
         let agent = try Agent(loop: loop, settings: settings, log: log, randomness: .seeded(seed &+ index &* 7919),
                               dataDirectory: directory, clockProbe: clockProbe,
                               makeTransport: { controller.makeHostTransport() })

@@ -118,7 +118,6 @@ enum RunCommand {
         }
         let agent: Agent
         do {
-            try AtomicFile.makeDirectory(request.dataDirectory)
             var settings = Agent.Settings()
             settings.clockPolicy = request.board.clock
             agent = try Agent(loop: loop, settings: settings, log: log, dataDirectory: request.dataDirectory, makeTransport: makeTransport)
