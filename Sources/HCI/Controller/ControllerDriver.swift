@@ -5,7 +5,9 @@ import EventLoop
 ///
 /// Recovery ladder: a command unanswered for `commandTimeout` → reset and re-initialise on the same
 /// link; a second consecutive timeout, a rejected initialisation or a dead transport → close the link
-/// and reconnect after a backoff (250 ms doubling to 30 s). Hardware Error → re-initialise. After every
+/// and reconnect after a backoff (250 ms doubling to 30 s). Hardware Error → re-initialise. A controller
+/// that keeps faulting or refusing (three times before the goal is reached again) also goes to the
+/// backoff, and the backoff restarts only once the goal is reached: never a tight reset loop. After every
 /// (re)initialisation the host's model of the controller starts empty and `RadioPlan` re-applies the goal,
 /// so advertising and scanning resume by themselves. Nothing here blocks: every wait is a loop timer.
 public final class ControllerDriver {
@@ -145,7 +147,6 @@ public final class ControllerDriver {
             guard epoch == myEpoch else { return }
             counters.initializations += 1
             phase = .ready
-            reconnectDelay = settings.reconnectInitialDelay
             log.info("controller ready: address \(info.publicAddress.map { "\($0)" } ?? "unknown"), "
                      + "advertising TX power \(info.advertisingTxPower.map { "\($0) dBm" } ?? "unknown")")
             onReady()
@@ -158,6 +159,11 @@ public final class ControllerDriver {
     private func reconcile() {
         guard phase == .ready, !stepInFlight else { return }
         guard let step = RadioPlan.nextStep(from: state, to: goal) else {
+            // Only a controller that did everything asked of it counts as recovered: one that initialises
+            // fine but refuses a step every time must stay on the backoff ladder, not restart it.
+            rejectionsInARow = 0
+            hardwareErrorsSinceGoal = 0
+            reconnectDelay = settings.reconnectInitialDelay
             onGoalReached()
             return
         }
@@ -181,8 +187,10 @@ public final class ControllerDriver {
         case .setAdvertisingData(let d): send(LESetAdvertisingDataCommand(data: d), essential: true, then: done)
         case .enableAdvertising: send(LESetAdvertisingEnableCommand(isEnabled: true), essential: true, then: done)
         case .setScanParameters:
+            // A passive scan transmits nothing, so its own-address type is never seen; public avoids the
+            // refusal (0x12) a strict controller may give a random type before any random address is set.
             send(LESetScanParametersCommand(type: .passive, interval: settings.scanInterval,
-                                            window: settings.scanWindow, ownAddressType: .random),
+                                            window: settings.scanWindow, ownAddressType: .public),
                  essential: true, then: done)
         case .enableScanning:
             send(LESetScanEnableCommand(isEnabled: true, filterDuplicates: false), essential: true, then: done)
@@ -228,7 +236,11 @@ public final class ControllerDriver {
         pump()
     }
 
+    /// Essential commands refused since the goal was last reached: re-initialising in between does not
+    /// clear it, or a controller refusing the same step every time would be reset in a tight loop.
     private var rejectionsInARow = 0
+    /// Hardware Errors since the goal was last reached; the third goes to the reconnect ladder.
+    private var hardwareErrorsSinceGoal = 0
 
     private func recoverFromRejection(_ opcode: Opcode) {
         rejectionsInARow += 1
@@ -278,7 +290,6 @@ public final class ControllerDriver {
         if let inFlightTimer { loop.cancel(inFlightTimer) }
         inFlightTimer = nil
         consecutiveTimeouts = 0
-        if answer != nil, phase == .ready { rejectionsInARow = 0 }
         pending.completion(answer)
         pump()
     }
@@ -340,7 +351,16 @@ public final class ControllerDriver {
             }
         case .hardwareError(let code):
             counters.hardwareErrors += 1
-            initialize(reason: "hardware error 0x\(String(code, radix: 16))")
+            hardwareErrorsSinceGoal += 1
+            let reason = "hardware error 0x\(String(code, radix: 16))"
+            // Firmware that faults again right after every reset would otherwise be reset in a tight loop.
+            if hardwareErrorsSinceGoal >= 3 {
+                hardwareErrorsSinceGoal = 0
+                log.warn("controller keeps failing (\(reason))")
+                scheduleReconnect()
+            } else {
+                initialize(reason: reason)
+            }
         case .leAdvertisingReport, .leExtendedAdvertisingReport:
             let now = loop.now
             for advertisement in event.advertisements {

@@ -24,6 +24,10 @@ public final class StreamTransport: HCITransport {
     private var onPacket: (H4Packet) -> Void = { _ in }
     private var onFailure: (TransportError) -> Void = { _ in }
     private var failed = false
+    /// Bumped by every start: a failure reported late must not reach the callbacks of a later start.
+    private var session = 0
+    /// False once a write said the descriptor is not a socket (a UART): plain write(2) from then on.
+    private var isSocket = true
 
     /// Bytes dropped by the deframer while resynchronising after garbage.
     public var discardedBytes: Int { deframer.discardedByteCount }
@@ -59,6 +63,7 @@ public final class StreamTransport: HCITransport {
     public func start(onPacket: @escaping (H4Packet) -> Void, onFailure: @escaping (TransportError) -> Void) {
         self.onPacket = onPacket
         self.onFailure = onFailure
+        session += 1
         failed = false
         deframer.reset()
         do {
@@ -78,7 +83,17 @@ public final class StreamTransport: HCITransport {
     public func send(_ packet: H4Packet) {
         guard fd >= 0, !failed else { return }
         output += packet.encoded()
-        if !connecting { flush() }
+        guard !connecting, let error = flush() else { return }
+        // The caller is in the middle of its own bookkeeping (the driver sends from inside its command
+        // queue): tell it on the next turn, as every other failure is told, never from inside send().
+        failed = true
+        let mySession = session
+        loop.schedule(after: .zero) { [weak self] in
+            guard let self, self.session == mySession else { return }
+            let handler = self.onFailure
+            self.stop()
+            handler(error)
+        }
     }
 
     public func stop() {
@@ -101,23 +116,29 @@ public final class StreamTransport: HCITransport {
             guard readiness.contains(.writable) || readiness.contains(.error) || readiness.contains(.hangup) else { return }
             if let error = onConnected(fd) { fail(error); return }
             connecting = false
-            flush()
-            updateInterest()
+            if let error = flush() { fail(error) }
             return
         }
         if readiness.contains(.readable) || readiness.contains(.hangup) || readiness.contains(.error) {
             readAvailable()
         }
         if readiness.contains(.invalid) { fail(.closed("\(name): descriptor closed")) }
-        if !failed, readiness.contains(.writable) { flush() }
+        // The packet handler may have stopped the transport (fd is then -1).
+        if !failed, fd >= 0, readiness.contains(.writable), let error = flush() { fail(error) }
     }
 
     /// One read per wake-up: a flood on this descriptor cannot starve timers or other descriptors.
     private func readAvailable() {
         let n = readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if n > 0 {
-            deframer.feed(readBuffer[0..<n]) { [self] packet in
-                if !failed { onPacket(packet) }
+            // Deframe first, deliver afterwards: a handler that looks at `discardedBytes`, or stops and
+            // restarts this transport, would otherwise touch the deframer while `feed` is mutating it
+            // (a fatal exclusivity violation). A handler that stops the transport ends the delivery.
+            let packets = deframer.feed(readBuffer[0..<n])
+            let mySession = session
+            for packet in packets {
+                guard !failed, fd >= 0, session == mySession else { break }
+                onPacket(packet)
             }
         } else if n == 0 {
             fail(.closed("\(name): the controller closed the connection"))
@@ -126,9 +147,10 @@ public final class StreamTransport: HCITransport {
         }
     }
 
-    private func flush() {
+    /// Writes as much queued output as the descriptor takes; the failure, if the link is dead.
+    private func flush() -> TransportError? {
         while outputOffset < output.count {
-            let n = output[outputOffset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            let n = output[outputOffset...].withUnsafeBytes { writeOut($0) }
             if n > 0 {
                 outputOffset += n
             } else if n < 0 && errno == EINTR {
@@ -136,8 +158,7 @@ public final class StreamTransport: HCITransport {
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 break
             } else {
-                fail(.closed("\(name): write failed: \(String(cString: strerror(errno)))"))
-                return
+                return .closed("\(name): write failed: \(String(cString: strerror(errno)))")
             }
         }
         if outputOffset == output.count {
@@ -145,6 +166,18 @@ public final class StreamTransport: HCITransport {
             outputOffset = 0
         }
         updateInterest()
+        return nil
+    }
+
+    /// send(2) with MSG_NOSIGNAL on sockets: a peer that went away (TCP, a user channel whose adapter
+    /// was unplugged) must give EPIPE, not a SIGPIPE that kills the process. UARTs are not sockets.
+    private func writeOut(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if isSocket {
+            let n = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            if n >= 0 || errno != ENOTSOCK { return n }
+            isSocket = false
+        }
+        return write(fd, bytes.baseAddress, bytes.count)
     }
 
     private func updateInterest() {

@@ -19,7 +19,9 @@ public enum TransportSpec: Equatable, Sendable, CustomStringConvertible {
         let rest = String(text[text.index(after: colon)...])
         switch kind {
         case "user":
-            guard rest.hasPrefix("hci"), let n = UInt16(rest.dropFirst(3)) else { throw .badAdapter(rest) }
+            guard rest.hasPrefix("hci"), let n = Self.decimal(rest.dropFirst(3), as: UInt16.self) else {
+                throw .badAdapter(rest)
+            }
             self = .userChannel(adapter: n)
         case "uart":
             let parts = rest.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
@@ -29,7 +31,7 @@ public enum TransportSpec: Equatable, Sendable, CustomStringConvertible {
             for option in parts.dropFirst() {
                 if option == "rtscts" {
                     flow = true
-                } else if let b = Int(option), Self.supportedBauds.contains(b) {
+                } else if let b = Self.decimal(option[...], as: Int.self), Self.supportedBauds.contains(b) {
                     baud = b
                 } else {
                     throw .badUARTOption(option)
@@ -38,14 +40,25 @@ public enum TransportSpec: Equatable, Sendable, CustomStringConvertible {
             self = .uart(path: path, baud: baud, flowControl: flow)
         case "tcp":
             guard let portColon = rest.lastIndex(of: ":") else { throw .badHostPort(rest) }
-            let host = String(rest[..<portColon])
-            guard !host.isEmpty, let port = UInt16(rest[rest.index(after: portColon)...]), port > 0 else {
+            var host = rest[..<portColon]
+            // [::1]:9000, the usual way to write an IPv6 address with a port; getaddrinfo wants it bare.
+            if host.hasPrefix("["), host.hasSuffix("]"), host.count >= 2 { host = host.dropFirst().dropLast() }
+            guard !host.isEmpty, let port = Self.decimal(rest[rest.index(after: portColon)...], as: UInt16.self),
+                  port > 0 else {
                 throw .badHostPort(rest)
             }
-            self = .tcp(host: host, port: port)
+            self = .tcp(host: String(host), port: port)
         default:
             throw .unknownKind(text)
         }
+    }
+
+    /// Digits only: the integer initialisers alone would also take "+1" or "-0".
+    private static func decimal<T: FixedWidthInteger>(_ text: Substring, as: T.Type) -> T? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return nil
+        }
+        return T(text)
     }
 
     public var description: String {
