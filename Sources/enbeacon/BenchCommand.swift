@@ -1,5 +1,6 @@
 import Agent
 import ENCore
+import Store
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,23 +10,32 @@ import Glibc
 enum BenchCommand {
     static let help = """
         usage: enbeacon bench match [--keys N] [--sightings N]
+               enbeacon bench store [--per-day N] [--days N]
 
         match   matching throughput: N random diagnosis keys (default 2,000,000) against N stored
                 sightings (default 20,000), 1 key in 10,000 of them really seen. Baseline: the key
                 schedule alone (RPIK + 144 RPIs per key), in the same run.
+        store   the sighting store: N sightings a day (default 5,000, a busy care home) for N days
+                (default 14) written as the agent does (one flush a minute, scans every ~4 min),
+                in a temporary directory. Baseline: the same appends without fsync.
         Prints figures; the last line is `name value unit`.
         """
 
     static func run(_ arguments: inout Arguments, out: FileOutput) throws(UsageError) -> Int32 {
-        guard let which = arguments.positional() else { throw UsageError("bench", "missing benchmark name (match)") }
+        guard let which = arguments.positional() else { throw UsageError("bench", "missing benchmark name (match, store)") }
         switch which {
         case "match":
             let keys = try count(&arguments, "--keys", default: 2_000_000)
             let sightings = try count(&arguments, "--sightings", default: 20_000)
             try arguments.finish()
             return match(keys: keys, sightings: sightings, out: out)
+        case "store":
+            let perDay = try count(&arguments, "--per-day", default: 5_000)
+            let days = try count(&arguments, "--days", default: 14)
+            try arguments.finish()
+            return store(perDay: perDay, days: days, out: out)
         default:
-            throw UsageError("bench", "unknown benchmark '\(which)' (match)")
+            throw UsageError("bench", "unknown benchmark '\(which)' (match, store)")
         }
     }
 
@@ -95,6 +105,25 @@ enum BenchCommand {
         out.write("match \(Int(Double(keyCount) / matching)) keys/s\n")
         if sink == 42 { out.write("") }  // keeps the baseline loop from being optimised away
         return matched == planted ? 0 : 1
+    }
+
+    static func store(perDay: Int, days: Int, out: FileOutput) -> Int32 {
+        do {
+            let baseline = try StoreBenchmark.run(sightingsPerDay: perDay, days: days, fileSystem: UnsyncedFileSystem())
+            let f = try StoreBenchmark.run(sightingsPerDay: perDay, days: days)
+            out.write("sightings \(f.sightings) (\(f.sightingsPerDay)/day for \(f.days) days), stored \(f.storedSightings)\n")
+            out.write("on disk \(f.bytesOnDisk) bytes, \(format(f.bytesPerSighting)) bytes per sighting\n")
+            out.write("written per day \(Int(f.bytesWrittenPerDay)) bytes in \(Int(f.flushesPerDay)) flushes, "
+                      + "\(Int(f.fsyncsPerDay)) fsyncs\n")
+            out.write("mean flush \(format(f.meanFlushMicroseconds)) µs\n")
+            out.write("appends \(Int(f.appendsPerSecond)) per second with fsync; baseline without fsync "
+                      + "\(Int(baseline.appendsPerSecond)) per second\n")
+            out.write("store \(format(f.bytesPerSighting)) bytes/sighting\n")
+            return 0
+        } catch {
+            out.write("enbeacon bench store: \(error)\n")
+            return 1
+        }
     }
 
     static func monotonicSeconds() -> Double {
