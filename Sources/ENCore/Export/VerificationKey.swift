@@ -9,7 +9,8 @@ import COpenSSL
 /// `@unchecked Sendable`: the EVP_PKEY is never modified after loading, and OpenSSL 3 documents
 /// read-only use of one EVP_PKEY from several threads as safe.
 public final class VerificationKey: @unchecked Sendable {
-    private let key: OpaquePointer
+    /// Internal rather than private: the streaming verifier (Export/Streaming) feeds it piece by piece.
+    let key: OpaquePointer
 
     /// A PEM "PUBLIC KEY" block (SubjectPublicKeyInfo), the form key servers publish.
     public convenience init(pem: String) throws(VerificationKeyError) {

@@ -1,7 +1,8 @@
 /// The public keys this device trusts, each under the (key id, version) a server names it by.
 /// The only way to turn an `ExportArchive` into a `VerifiedExport`.
 public struct VerificationKeyring: Sendable {
-    private var keys: [VerificationKeyID: VerificationKey] = [:]
+    /// Readable inside the module: the streaming verifier (Export/Streaming) looks keys up too.
+    private(set) var keys: [VerificationKeyID: VerificationKey] = [:]
 
     public init() {}
 

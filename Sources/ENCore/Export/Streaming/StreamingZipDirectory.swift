@@ -1,0 +1,136 @@
+/// The entries of a zip archive read from an `ExportByteSource` without loading the archive: the end
+/// record from the last 64 KiB + 22 bytes, the central directory (at most 1 MiB), and each entry's local
+/// header. Applies every check `ZipArchive` applies, with the same `ZipError`s: no ZIP64, no multi-disk,
+/// no encryption, stored or deflate only, local headers agreeing with the directory, all data inside the
+/// archive, no two entries sharing a name or a byte.
+enum StreamingZipDirectory {
+    /// 64 entries of ordinary names take a few KiB; a bigger directory is not an export's.
+    static let maxDirectorySize = 1 << 20
+
+    private static let endSignature: UInt32 = 0x0605_4b50
+    private static let zip64LocatorSignature: UInt32 = 0x0706_4b50
+    private static let centralSignature: UInt32 = 0x0201_4b50
+    private static let localSignature: UInt32 = 0x0403_4b50
+    private static let endSize = 22
+    private static let zip64LocatorSize = 20
+    private static let centralSize = 46
+    private static let localSize = 30
+    private static let maxCommentLength = 0xFFFF
+
+    static func entries(
+        of source: some ExportByteSource, maxEntries: Int = ZipArchive.defaultMaxEntries
+    ) throws(ExportFileError) -> [ZipEntry] {
+        let size = source.byteCount
+        guard size >= endSize else { throw .zip(.notAZip) }
+        let tailStart = max(0, size - endSize - maxCommentLength)
+        let tail = try source.readExactly(at: tailStart, count: size - tailStart)
+        let end = try tail.withBytes { (raw) throws(ExportFileError) -> Int in
+            // A candidate counts only if its comment length reaches exactly to the end of the file.
+            for offset in stride(from: raw.count - endSize, through: 0, by: -1)
+            where raw.uint32LE(at: offset) == endSignature {
+                if offset + endSize + Int(raw.uint16LE(at: offset + 20)) == raw.count { return tailStart + offset }
+            }
+            throw .zip(.notAZip)
+        }
+        if end >= zip64LocatorSize {
+            let locator = try source.readExactly(at: end - zip64LocatorSize, count: 4)
+            if locator.withUnsafeBytes({ $0.uint32LE(at: 0) }) == zip64LocatorSignature { throw .zip(.zip64Unsupported) }
+        }
+        let record = Array(tail[(end - tailStart)..<(end - tailStart + endSize)])
+        let (disk, directoryDisk, entriesOnDisk, entryCount, directorySize, directoryOffset) = record.withUnsafeBytes {
+            ($0.uint16LE(at: 4), $0.uint16LE(at: 6), $0.uint16LE(at: 8), $0.uint16LE(at: 10),
+             $0.uint32LE(at: 12), $0.uint32LE(at: 16))
+        }
+        // All-ones in any field means "see the ZIP64 record".
+        if [disk, directoryDisk, entriesOnDisk, entryCount].contains(0xFFFF)
+            || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
+            throw .zip(.zip64Unsupported)
+        }
+        guard disk == 0, directoryDisk == 0, entriesOnDisk == entryCount else { throw .zip(.multiDiskUnsupported) }
+        guard Int(entryCount) <= maxEntries else {
+            throw .zip(.tooManyEntries(count: Int(entryCount), limit: maxEntries))
+        }
+        let directory = Int(directoryOffset)..<(Int(directoryOffset) + Int(directorySize))
+        guard directory.upperBound <= end else { throw .zip(.outOfRange("central directory")) }
+        guard directory.count <= maxDirectorySize else {
+            throw .zip(.corruptCentralDirectory("\(directory.count) bytes, more than the \(maxDirectorySize) allowed"))
+        }
+        let bytes = try source.readExactly(at: directory.lowerBound, count: directory.count)
+
+        var entries: [ZipEntry] = []
+        var names = Set<String>()
+        var position = 0
+        for _ in 0..<entryCount {
+            let (entry, next) = try centralEntry(bytes, at: position, directory: directory, source: source)
+            guard names.insert(entry.name).inserted else { throw .zip(.duplicateName(entry.name)) }
+            entries.append(entry)
+            position = next
+        }
+        guard position == bytes.count else {
+            throw .zip(.corruptCentralDirectory("\(bytes.count - position) bytes after the last entry"))
+        }
+        let spans = entries.sorted { $0.localHeaderOffset < $1.localHeaderOffset }
+        for (a, b) in zip(spans, spans.dropFirst()) where a.dataRange.upperBound > b.localHeaderOffset {
+            throw .zip(.overlappingEntries(a.name, b.name))
+        }
+        return entries
+    }
+
+    /// One central-directory record at `offset` of `bytes` (the directory), checked against its local header.
+    private static func centralEntry(
+        _ bytes: [UInt8], at offset: Int, directory: Range<Int>, source: some ExportByteSource
+    ) throws(ExportFileError) -> (ZipEntry, next: Int) {
+        guard offset + centralSize <= bytes.count else {
+            throw .zip(.corruptCentralDirectory("entry header runs past the directory"))
+        }
+        let fields = bytes.withUnsafeBytes { raw in
+            (signature: raw.uint32LE(at: offset), flags: raw.uint16LE(at: offset + 8),
+             method: raw.uint16LE(at: offset + 10), crc: raw.uint32LE(at: offset + 16),
+             compressedSize: raw.uint32LE(at: offset + 20), uncompressedSize: raw.uint32LE(at: offset + 24),
+             nameLength: Int(raw.uint16LE(at: offset + 28)), extraLength: Int(raw.uint16LE(at: offset + 30)),
+             commentLength: Int(raw.uint16LE(at: offset + 32)), startDisk: raw.uint16LE(at: offset + 34),
+             localOffset: raw.uint32LE(at: offset + 42))
+        }
+        guard fields.signature == centralSignature else {
+            throw .zip(.corruptCentralDirectory("bad entry signature at byte \(directory.lowerBound + offset)"))
+        }
+        let next = offset + centralSize + fields.nameLength + fields.extraLength + fields.commentLength
+        guard next <= bytes.count else { throw .zip(.corruptCentralDirectory("entry runs past the directory")) }
+        let nameBytes = bytes[(offset + centralSize)..<(offset + centralSize + fields.nameLength)]
+        let name = String(decoding: nameBytes, as: UTF8.self)
+
+        // Bit 0: traditional encryption; bit 6: strong encryption; method 99: WinZip AES.
+        if fields.flags & 0x0001 != 0 || fields.flags & 0x0040 != 0 || fields.method == 99 {
+            throw .zip(.encrypted(name: name))
+        }
+        guard let method = ZipEntry.Method(rawValue: fields.method) else {
+            throw .zip(.unsupportedMethod(name: name, method: fields.method))
+        }
+        if fields.compressedSize == 0xFFFF_FFFF || fields.uncompressedSize == 0xFFFF_FFFF
+            || fields.localOffset == 0xFFFF_FFFF || fields.startDisk == 0xFFFF {
+            throw .zip(.zip64Unsupported)
+        }
+        guard fields.startDisk == 0 else { throw .zip(.multiDiskUnsupported) }
+
+        let local = Int(fields.localOffset)
+        guard local + localSize <= directory.lowerBound else { throw .zip(.outOfRange("local header of \(name)")) }
+        let header = try source.readExactly(at: local, count: localSize)
+        let localFields = header.withUnsafeBytes { raw in
+            (signature: raw.uint32LE(at: 0), flags: raw.uint16LE(at: 6), method: raw.uint16LE(at: 8),
+             nameLength: Int(raw.uint16LE(at: 26)), extraLength: Int(raw.uint16LE(at: 28)))
+        }
+        guard localFields.signature == localSignature else { throw .zip(.localHeaderMismatch(name: name)) }
+        if localFields.flags & 0x0041 != 0 { throw .zip(.encrypted(name: name)) }
+        let dataStart = local + localSize + localFields.nameLength + localFields.extraLength
+        let dataEnd = dataStart + Int(fields.compressedSize)
+        guard dataEnd <= directory.lowerBound else { throw .zip(.outOfRange("data of \(name)")) }
+        guard localFields.method == fields.method, localFields.nameLength == fields.nameLength,
+              try source.readExactly(at: local + localSize, count: fields.nameLength).elementsEqual(nameBytes)
+        else { throw .zip(.localHeaderMismatch(name: name)) }
+
+        let entry = ZipEntry(
+            name: name, method: method, crc32: fields.crc, compressedSize: Int(fields.compressedSize),
+            uncompressedSize: Int(fields.uncompressedSize), localHeaderOffset: local, dataRange: dataStart..<dataEnd)
+        return (entry, next)
+    }
+}

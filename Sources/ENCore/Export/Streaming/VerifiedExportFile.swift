@@ -1,0 +1,48 @@
+/// An export file whose signature has been checked against a configured P-256 key, and which has not
+/// been loaded: `forEachKey` reads export.bin again, through the same bounded window.
+///
+/// Between the two reads the file could change. The second read hashes export.bin again and compares
+/// with the SHA-256 taken while the signature was checked; on a difference it throws
+/// `changedSinceVerification` after the last key — so a caller collects what `forEachKey` delivers and
+/// uses it only once the call has returned without an error (the matcher's results are tentative anyway
+/// until the whole file has been read).
+public struct VerifiedExportFile {
+    public let header: ExportHeader
+    /// Which chunk of which batch this file is; its keys count only once the batch is complete.
+    public let batch: BatchPosition
+    /// The configured keys whose signatures verified (at least one).
+    public let verifiedBy: [VerificationKeyID]
+    private let file: ExportFile
+    private let exportBinSHA256: [UInt8]
+
+    init(header: ExportHeader, batch: BatchPosition, verifiedBy: [VerificationKeyID], file: ExportFile,
+         exportBinSHA256: [UInt8]) {
+        self.header = header
+        self.batch = batch
+        self.verifiedBy = verifiedBy
+        self.file = file
+        self.exportBinSHA256 = exportBinSHA256
+    }
+
+    /// Calls `body` once per valid key (of one list, or of both), in file order, holding one key at a time.
+    /// Returns how many records were skipped as invalid. On any error, drop everything `body` was given.
+    @discardableResult
+    public func forEachKey(
+        in list: ExportKeyList? = nil, _ body: (DiagnosisKey) -> Void
+    ) throws(ExportFileError) -> SkippedKeys {
+        let digests = try ExportBinDigests()
+        var scanner = ExportBinScanner(window: ExportBinWindow(reader: try file.openExportBin(), digests: digests),
+                                       decodesKeys: true)
+        let skipped = try ExportFile.streamKeys(&scanner) { key, keyList in
+            if list == nil || keyList == list { body(key) }
+        }
+        guard digests.finishSHA256() == exportBinSHA256 else { throw .changedSinceVerification }
+        return skipped
+    }
+}
+
+extension BatchCollector where Chunk == VerifiedExportFile {
+    public mutating func add(_ file: VerifiedExportFile) -> Progress {
+        add(file, at: file.batch)
+    }
+}
