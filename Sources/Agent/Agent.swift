@@ -14,6 +14,10 @@ public final class Agent {
         /// How often batched sightings are written and fsync'd: the most a power cut can lose.
         public var flushInterval: Duration = .seconds(60)
         public var store = SightingStore.Settings()
+        /// The `key = value` configuration (`--config`, `--set`): key server, sync, risk, notification.
+        public var configuration = Configuration()
+        /// Where `setConfiguration` persists changes; nil: changes last for this run only.
+        public var configurationFile: ConfigurationFile?
         public init() {}
     }
 
@@ -24,6 +28,14 @@ public final class Agent {
     public let advertiser: Advertiser
     public let scanner: ScanScheduler
     public let store: SightingStore
+    /// Exposures found so far (`DATA/exposures`).
+    public let exposures: ExposureLog
+    /// Logs and runs `notify.command` for exposures at or above `risk.threshold`.
+    public let notifier: ExposureNotifier
+    /// Downloads diagnosis keys and matches them; started once the clock is trusted.
+    public let keySync: KeySync
+    /// The configuration in force (`config list`, `config get`).
+    public private(set) var configuration: Configuration
     private let lock: DataDirectoryLock
     private let settings: Settings
     private var flushTimer: TimerHandle?
@@ -45,6 +57,11 @@ public final class Agent {
         self.loop = loop
         self.log = log
         self.settings = settings
+        configuration = settings.configuration
+        let keySyncSettings: KeySyncSettings
+        do { keySyncSettings = try KeySyncSettings(configuration: settings.configuration) } catch {
+            throw .configuration("\(error)")
+        }
         do {
             try AtomicFile.makeDirectory(dataDirectory)
             lock = try DataDirectoryLock(directory: dataDirectory)
@@ -65,12 +82,23 @@ public final class Agent {
                                 keyFile: KeyFile(directory: dataDirectory), log: log)
         scanner = ScanScheduler(loop: loop, radio: radio, settings: settings.scanner,
                                 generator: randomness.generator(for: "scanner"))
+        exposures = ExposureLog(dataDirectory: dataDirectory, log: log)
+        notifier = ExposureNotifier(loop: loop, settings: ExposureNotifier.Settings(configuration: settings.configuration),
+                                    log: log)
+        let http: HTTPClient
+        do { http = try HTTPClient(loop: loop) } catch { throw .keySync("\(error)") }
+        keySync = KeySync(loop: loop, http: http, settings: keySyncSettings, clock: clock, store: store,
+                          exposures: exposures, notifier: notifier, schedule: schedule, dataDirectory: dataDirectory,
+                          generator: randomness.generator(for: "keysync"), log: log)
         radio.onReport = { [weak self] report in self?.heard(report) }
         scanner.onScanFinished = { [weak self] start in self?.scanFinished(startedAt: start) }
         // The first broadcast waits for the controller (its advertising TX power goes into the metadata)
         // and for a trustworthy clock (an RPI of the wrong date is useless and a privacy leak).
         driver.onReady = { [weak self] in self?.startRadioServicesIfPossible() }
-        clock.onTrusted = { [weak self] in self?.startRadioServicesIfPossible() }
+        clock.onTrusted = { [weak self] in
+            self?.startRadioServicesIfPossible()
+            self?.keySync.start()
+        }
         clock.onJump = { [weak self] jump in
             guard let self, self.advertiser.isRunning else { return }
             self.log.info("rotating at once after the clock jump")
@@ -89,6 +117,31 @@ public final class Agent {
         clock.start()
         driver.start()
         scheduleFlush()
+        // Key sync needs the date (embargo, 14-day window), not the radio.
+        if clock.isTrusted { keySync.start() }
+    }
+
+    /// `config set`: checks the key and value, resolves what depends on them (the public key and risk
+    /// files must be readable), writes the config file back if there is one, and applies the change at once.
+    /// On any error nothing changes. A `--set` override of the key is dropped: the operator just chose.
+    public func setConfiguration(_ name: String, to value: String) throws(ConfigurationError) {
+        var candidate = configuration
+        try candidate.set(name, to: value)
+        candidate.removeOverride(name)
+        let keySyncSettings = try KeySyncSettings(configuration: candidate)
+        if let file = settings.configurationFile {
+            candidate = try file.write(name, value, into: candidate)
+            candidate.removeOverride(name)
+        }
+        configuration = candidate
+        notifier.settings = ExposureNotifier.Settings(configuration: candidate)
+        // A lower threshold covers exposures already recorded: notify them now, not at the next new one.
+        notifier.notifyPending(in: exposures)
+        if name.hasPrefix("keyserver.") || name.hasPrefix("sync.") || name.hasPrefix("risk.config")
+            || name.hasPrefix("match.") {
+            keySync.reconfigure(keySyncSettings)
+        }
+        log.info("config: \(name) = \(configuration.value(of: name) ?? "")")
     }
 
     /// Writes batched sightings to disk (and, with a trusted clock, deletes what is older than 14 days).
@@ -99,6 +152,13 @@ public final class Agent {
             try store.flush()
         } catch {
             log.error("cannot write sightings (kept in memory for the next attempt): \(error)")
+        }
+        guard clock.isTrusted else { return }
+        do {
+            let removed = try exposures.prune(today: UTCDay(unixSeconds: clock.unixSeconds))
+            if removed > 0 { log.info("exposures: removed \(removed) older than 14 days") }
+        } catch {
+            log.error("cannot remove old exposures: \(error)")
         }
     }
 
@@ -111,6 +171,7 @@ public final class Agent {
     }
 
     public func stop() {
+        keySync.stop()
         clock.stop()
         advertiser.stop()
         scanner.stop()
@@ -148,11 +209,16 @@ public final class Agent {
 public enum AgentError: Error, CustomStringConvertible {
     case dataDirectory(String)
     case crypto(String)
+    /// A configured file (public key, risk configuration) is missing or wrong.
+    case configuration(String)
+    case keySync(String)
 
     public var description: String {
         switch self {
         case .dataDirectory(let text): text
         case .crypto(let text): text
+        case .configuration(let text): text
+        case .keySync(let text): text
         }
     }
 }

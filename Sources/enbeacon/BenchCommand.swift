@@ -9,12 +9,18 @@ import Glibc
 /// baseline in the same run, because the machines are shared and their speed varies.
 enum BenchCommand {
     static let help = """
-        usage: enbeacon bench match [--keys N] [--sightings N]
+        usage: enbeacon bench match [--keys N] [--sightings N] [--export-file PATH]
                enbeacon bench store [--per-day N] [--days N]
 
         match   matching throughput: N random diagnosis keys (default 2,000,000) against N stored
                 sightings (default 20,000), 1 key in 10,000 of them really seen. Baseline: the key
                 schedule alone (RPIK + 144 RPIs per key), in the same run.
+                --export-file PATH: the same keys in a signed export file instead, matched as
+                `enbeacon match` does (read 64 KiB at a time, verified, keys streamed): PATH is
+                written first if it does not exist (its public key beside it as PATH.pub.pem), else
+                reused with the key count it holds. Times verification (decode + signature) and
+                matching (decode + match), and prints the peak RSS of the whole run; last line
+                `match-file-peak-rss N MB`.
         store   the sighting store: N sightings a day (default 5,000, a busy care home) for N days
                 (default 14) written as the agent does (one flush a minute, scans every ~4 min),
                 in a temporary directory. Baseline: the same appends without fsync.
@@ -27,7 +33,9 @@ enum BenchCommand {
         case "match":
             let keys = try count(&arguments, "--keys", default: 2_000_000)
             let sightings = try count(&arguments, "--sightings", default: 20_000)
+            let exportFile = try arguments.option("--export-file")
             try arguments.finish()
+            if let exportFile { return matchExportFile(path: exportFile, keys: keys, sightings: sightings, out: out) }
             return match(keys: keys, sightings: sightings, out: out)
         case "store":
             let perDay = try count(&arguments, "--per-day", default: 5_000)
@@ -47,22 +55,27 @@ enum BenchCommand {
         return n
     }
 
-    static func match(keys keyCount: Int, sightings sightingCount: Int, out: FileOutput) -> Int32 {
-        guard let schedule = try? KeySchedule() else { return 1 }
-        let start = ENIntervalNumber(2_800_000)
-        let now = (Int64(start.value) + 144 * 3) * 600
+    /// The first interval of the benchmark's keys, and the time they are matched at (all out of embargo).
+    static let benchStart = ENIntervalNumber(2_800_000)
+    static let benchNow = (Int64(benchStart.value) + 144 * 3) * 600
+
+    /// Diagnosis key i of the benchmark: reproducible, so an export file written once can be matched again.
+    static func benchKey(_ i: Int) -> DiagnosisKey {
+        var g = SplitGenerator(seed: UInt64(i) &* 0x9E37_79B9_7F4A_7C15)
+        let tek = TemporaryExposureKey.generate(for: ENIntervalNumber(benchStart.value + UInt32(i % 2) * 144), using: &g)
+        return DiagnosisKey(tek: tek, transmissionRiskLevel: 4)
+    }
+
+    /// Sightings: one in ten thousand keys was really met; the rest are other people's RPIs.
+    static func benchSightings(keys keyCount: Int, sightings sightingCount: Int,
+                               schedule: KeySchedule) -> (sightings: [Sighting], planted: Int) {
+        let start = benchStart
         var rng = SplitGenerator(seed: 0xE4BEAC04)
-        func key(_ i: Int) -> DiagnosisKey {
-            var g = SplitGenerator(seed: UInt64(i) &* 0x9E37_79B9_7F4A_7C15)
-            let tek = TemporaryExposureKey.generate(for: ENIntervalNumber(start.value + UInt32(i % 2) * 144), using: &g)
-            return DiagnosisKey(tek: tek, transmissionRiskLevel: 4)
-        }
-        // Sightings: one in ten thousand keys was really met; the rest are other people's RPIs.
         var sightings: [Sighting] = []
         sightings.reserveCapacity(sightingCount)
         var planted = 0
         for i in stride(from: 0, to: keyCount, by: 10_000) where sightings.count < sightingCount / 2 {
-            let k = key(i).tek
+            let k = benchKey(i).tek
             let n = ENIntervalNumber(k.rollingStart.value + 60)
             let rpi = schedule.rpi(rpik: schedule.rpik(k.keyData), interval: n)
             let aem = schedule.aem(aemk: schedule.aemk(k.keyData), rpi: rpi, Metadata(txPower: 4).plaintext)
@@ -77,6 +90,14 @@ enum BenchCommand {
                                       firstSeen: Int64(start.value + 60) * 600, rssiMax: -70, rssiMean: -70, reports: 1,
                                       secondsSincePreviousScan: 240))
         }
+        return (sightings, planted)
+    }
+
+    static func match(keys keyCount: Int, sightings sightingCount: Int, out: FileOutput) -> Int32 {
+        guard let schedule = try? KeySchedule() else { return 1 }
+        let now = benchNow
+        func key(_ i: Int) -> DiagnosisKey { benchKey(i) }
+        let (sightings, planted) = benchSightings(keys: keyCount, sightings: sightingCount, schedule: schedule)
 
         // Baseline: the key schedule alone.
         var sink: UInt64 = 0
@@ -105,6 +126,65 @@ enum BenchCommand {
         out.write("match \(Int(Double(keyCount) / matching)) keys/s\n")
         if sink == 42 { out.write("") }  // keeps the baseline loop from being optimised away
         return matched == planted ? 0 : 1
+    }
+
+    /// `bench match --export-file`: the benchmark's keys in a signed export file, matched the way
+    /// `enbeacon match` matches (verify, then stream the keys through the matcher).
+    static func matchExportFile(path: String, keys requested: Int, sightings sightingCount: Int, out: FileOutput) -> Int32 {
+        let keyPath = path + ".pub.pem"
+        do {
+            var written = ""
+            if !ReadOnlyFile.exists(path) {
+                let writeStart = monotonicSeconds()
+                let signing = try SigningKey.generateP256()
+                let descriptor = ExportDescriptor(startTimestamp: UInt64(benchStart.unixSeconds),
+                                                  endTimestamp: UInt64(benchNow), region: "XX")
+                let writer = try ExportWriter(
+                    descriptor: descriptor,
+                    signers: [ExportSigner(key: signing, keyID: VerificationKeyID(id: "999", version: "v1"))],
+                    output: try WritableFile(path: path))
+                for i in 0..<requested { try writer.add(benchKey(i)) }
+                try writer.finish().commit()
+                let pem = try WritableFile(path: keyPath)
+                try Array(signing.publicKeyPEM.utf8).withUnsafeBytes { try pem.append($0) }
+                try pem.commit()
+                written = " (written in \(format(monotonicSeconds() - writeStart)) s, in this run)"
+            } else if !ReadOnlyFile.exists(keyPath) {
+                out.write("enbeacon bench match: \(path) exists but its public key \(keyPath) does not\n")
+                return 1
+            }
+            let schedule = try KeySchedule()
+            let trusted = try TrustedKeys.load(paths: [keyPath], onlyID: nil)
+
+            let verifyStart = monotonicSeconds()
+            let file = try ExportCommand.open(path)
+            let (verified, _) = try trusted.verify(file)
+            let verifying = monotonicSeconds() - verifyStart
+            let keyCount = verified.header.keyRecordCount
+
+            let (sightings, planted) = benchSightings(keys: keyCount, sightings: sightingCount, schedule: schedule)
+            let matching = ExportMatching(matcher: KeyMatcher(sightings: sightings, now: benchNow, schedule: schedule))
+            let matchStart = monotonicSeconds()
+            let skipped = try matching.match(verified, name: path)
+            let matchingTime = monotonicSeconds() - matchStart
+            let matched = matching.matched.count
+
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            let peakMB = Double(usage.ru_maxrss) / 1024
+            let size = ReadOnlyFile.exists(path) ? (try? ReadOnlyFile(path: path).byteCount) ?? 0 : 0
+            out.write("export file \(path): \(keyCount) keys, \(size) bytes\(written)\n")
+            out.write("keys \(keyCount), sightings \(sightingCount), planted \(planted), matched keys \(matched), "
+                      + "skipped \(skipped)\n")
+            out.write("verify (decode + ECDSA P-256 over export.bin): \(format(verifying)) s\n")
+            out.write("match (decode + match): \(format(matchingTime)) s, \(Int(Double(keyCount) / matchingTime)) keys/s\n")
+            out.write("match-file \(Int(Double(keyCount) / (verifying + matchingTime))) keys/s (verify + match)\n")
+            out.write("match-file-peak-rss \(format(peakMB)) MB\n")
+            return matched == planted ? 0 : 1
+        } catch {
+            out.write("enbeacon bench match: \(error)\n")
+            return 1
+        }
     }
 
     static func store(perDay: Int, days: Int, out: FileOutput) -> Int32 {

@@ -17,8 +17,11 @@ enum Enbeacon {
         commands:
           run          the agent: advertise rotating RPIs, scan, store, download keys, match
           derive       print the RPIs and AEMs a TEK produces
+          export       decode an export file, or verify its signature (export decode, export verify)
+          match        offline exposure detection: export files against sightings, scored
           bench        benchmarks that print figures (bench match)
           demo         a care home in virtual time: badges and phones meeting over days
+          ctl          run one console command on the running agent (enbeacon ctl help lists them)
           --help       this text;  enbeacon COMMAND --help explains one command
           --version    print the version
         """
@@ -61,6 +64,25 @@ enum Enbeacon {
             } catch {
                 fail("enbeacon derive: \(error)", status: 1)
             }
+        case "export":
+            if wantsHelp { out.write(ExportCommand.help + "\n"); finish() }
+            var arguments = Arguments(argv, command: command)
+            do {
+                if case .failure(let failure) = try ExportCommand.run(&arguments, out: out) {
+                    fail(failure.message, status: 1)
+                }
+            } catch {
+                fail(error.message, status: 2)
+            }
+        case "match":
+            if wantsHelp { out.write(MatchCommand.help + "\n"); finish() }
+            var arguments = Arguments(argv, command: command)
+            do {
+                let request = try MatchCommand.parse(&arguments)
+                do { try MatchCommand.run(request, out: out, err: err) } catch { fail("enbeacon match: \(error)", status: 1) }
+            } catch {
+                fail(error.message, status: 2)
+            }
         case "demo":
             if wantsHelp { out.write(DemoCommand.help + "\n"); finish() }
             var arguments = Arguments(argv, command: command)
@@ -84,6 +106,18 @@ enum Enbeacon {
             do {
                 let request = try RunCommand.parse(&arguments)
                 finish(RunCommand.run(request, err: err))
+            } catch {
+                fail(error.message, status: 2)
+            }
+        case "ctl":
+            // Not `wantsHelp`: `--help` after the console command is the agent's (ctl keys --help).
+            do {
+                let environment = { (name: String) in getenv(name).map { String(cString: $0) } }
+                guard let request = try CtlCommand.parse(Array(argv), environment: environment) else {
+                    out.write(CtlCommand.help + "\n")
+                    finish()
+                }
+                finish(CtlCommand.run(request, out: out, err: err))
             } catch {
                 fail(error.message, status: 2)
             }

@@ -10,8 +10,8 @@ import Glibc
 /// `enbeacon run`: the agent on the real event loop, on the board's transport or the one given.
 enum RunCommand {
     static let help = """
-        usage: enbeacon [run] [--board NAME|PATH] [--transport SPEC] [--data DIR] [--btsnoop FILE]
-                            [--seconds N] [--log LEVEL]
+        usage: enbeacon [run] [--board NAME|PATH] [--transport SPEC] [--data DIR] [--config FILE]
+                            [--set KEY=VALUE]... [--btsnoop FILE] [--seconds N] [--log LEVEL]
 
         Runs the agent: advertises rotating Rolling Proximity Identifiers and scans for others.
           --board NAME|PATH  a board profile: a file of key = value lines, or a name (built in:
@@ -20,10 +20,16 @@ enum RunCommand {
                              (overrides the board's)
           --data DIR         data directory (0700; keys 0600); default $STATE_DIRECTORY,
                              else ~/.local/state/enbeacon
+          --config FILE      key = value configuration (key server, sync, risk, notify.command);
+                             the console's config set writes it back
+          --set KEY=VALUE    override one configuration key for this run (repeatable)
           --btsnoop FILE     log all HCI traffic in btsnoop format (btmon -r FILE, Wireshark)
           --seconds N        stop cleanly after N seconds
           --log LEVEL        error, warn, info (default) or debug; one line each on stderr
         SIGTERM and SIGINT stop cleanly.
+
+        Configuration keys (default in brackets):
+        \(ConfigurationKey.all.map { "  \($0.name) [\($0.defaultValue)]: \($0.help)" }.joined(separator: "\n"))
         """
 
     struct Request {
@@ -33,6 +39,8 @@ enum RunCommand {
         var dataDirectory: String
         var seconds: Int?
         var logLevel: Logger.Level
+        var configuration: Configuration
+        var configurationFile: ConfigurationFile?
     }
 
     static func parse(_ arguments: inout Arguments) throws(UsageError) -> Request {
@@ -62,9 +70,19 @@ enum RunCommand {
             }
             level = l
         }
+        let configurationFile = try arguments.option("--config").map(ConfigurationFile.init(path:))
+        let assignments = try arguments.options("--set")
+        var configuration = Configuration()
+        do throws(ConfigurationError) {
+            if let configurationFile { configuration = try configurationFile.load() }
+            for assignment in assignments { try configuration.override(assignment) }
+        } catch {
+            throw UsageError(c, error.location == "--set" ? "\(error)" : "--config \(error)")
+        }
         try arguments.finish()
         return Request(board: board, transport: transport, btsnoop: btsnoop, dataDirectory: dataDirectory,
-                       seconds: seconds, logLevel: level)
+                       seconds: seconds, logLevel: level, configuration: configuration,
+                       configurationFile: configurationFile)
     }
 
     static func loadBoard(_ name: String, command c: String) throws(UsageError) -> BoardProfile {
@@ -120,6 +138,8 @@ enum RunCommand {
         do {
             var settings = Agent.Settings()
             settings.clockPolicy = request.board.clock
+            settings.configuration = request.configuration
+            settings.configurationFile = request.configurationFile
             agent = try Agent(loop: loop, settings: settings, log: log, dataDirectory: request.dataDirectory, makeTransport: makeTransport)
         } catch {
             log.error("\(error)")

@@ -1,0 +1,89 @@
+/// The agent's configuration: the table's defaults, under the config file's values, under `--set` overrides.
+///
+/// A value type whose every stored value has passed its key's check, so a reader never meets a bad value.
+/// File values and overrides are kept apart because only the former are written back: a `--set` for one
+/// run must not become permanent when the console changes another key.
+public struct Configuration: Equatable, Sendable {
+    /// Where the value in force comes from (`config list` shows it).
+    public enum Source: String, Sendable {
+        case `default`, file, override
+    }
+
+    /// Values the config file gives (or `config set` changed), by key name.
+    public private(set) var fileValues: [String: String] = [:]
+    /// `--set` values for this run only.
+    public private(set) var overrides: [String: String] = [:]
+
+    public init() {}
+
+    /// A config file's text: `key = value` lines, `#` comments. Unknown keys, bad values and a key given twice
+    /// are errors naming the line.
+    public init(parsing text: String) throws(ConfigurationError) {
+        var lines: [String: Int] = [:]
+        let entries: [(key: String, value: String, line: Int)]
+        do { entries = try KeyValueLines.parse(text) } catch {
+            throw ConfigurationError(error.message, at: "line \(error.line)")
+        }
+        for (name, value, line) in entries {
+            let location = "line \(line)"
+            if let first = lines[name] {
+                throw ConfigurationError("\(name) is given twice (lines \(first) and \(line))", at: location)
+            }
+            lines[name] = line
+            fileValues[name] = try Self.checked(name, value, at: location)
+        }
+    }
+
+    /// The value in force for `key`.
+    public subscript(key: ConfigurationKey) -> String {
+        overrides[key.name] ?? fileValues[key.name] ?? key.defaultValue
+    }
+
+    /// The value in force for the key called `name`, or nil for an unknown name (`config get`).
+    public func value(of name: String) -> String? {
+        ConfigurationKey.named(name).map { self[$0] }
+    }
+
+    public func source(of key: ConfigurationKey) -> Source {
+        overrides[key.name] != nil ? .override : fileValues[key.name] != nil ? .file : .default
+    }
+
+    /// A file value, as `config set` makes it. Nothing changes when the key or value is refused.
+    public mutating func set(_ name: String, to value: String) throws(ConfigurationError) {
+        fileValues[name] = try Self.checked(name, value.trimmingSpaces, at: nil)
+    }
+
+    /// A `--set KEY=VALUE` for this run.
+    public mutating func override(_ assignment: String) throws(ConfigurationError) {
+        guard let equals = assignment.firstIndex(of: "=") else {
+            throw ConfigurationError("expected KEY=VALUE, got '\(assignment)'", at: "--set")
+        }
+        let name = assignment[..<equals].trimmingSpaces
+        let value = assignment[assignment.index(after: equals)...].trimmingSpaces
+        overrides[name] = try Self.checked(name, value, at: "--set")
+    }
+
+    /// Drops a `--set` override, so the file's value (or the default) is in force again.
+    public mutating func removeOverride(_ name: String) {
+        overrides[name] = nil
+    }
+
+    // MARK: Typed reading
+
+    /// The integer value of an integer key (checked on the way in, so it always parses).
+    public func integer(_ key: ConfigurationKey) -> Int {
+        Int(self[key]) ?? Int(key.defaultValue) ?? 0
+    }
+
+    /// The value, or nil when it is empty (not configured).
+    public func optional(_ key: ConfigurationKey) -> String? {
+        let value = self[key]
+        return value.isEmpty ? nil : value
+    }
+
+    private static func checked(_ name: String, _ value: String, at location: String?) throws(ConfigurationError) -> String {
+        guard let key = ConfigurationKey.named(name) else { throw .unknownKey(name, at: location) }
+        guard key.kind.accepts(value) else { throw .badValue(value, for: key, at: location) }
+        return value
+    }
+}

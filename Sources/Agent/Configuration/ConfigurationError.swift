@@ -1,0 +1,23 @@
+/// Why a configuration was refused. It names where (a line of the file, `--set`), which key, and what the
+/// key accepts, so the one line on stderr or the console is enough to fix it.
+public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// "line 3", "--set", "FILE": where the offending text came from; nil when the caller says it.
+    public var location: String?
+    public var message: String
+
+    public init(_ message: String, at location: String? = nil) {
+        self.location = location
+        self.message = message
+    }
+
+    static func unknownKey(_ name: String, at location: String?) -> ConfigurationError {
+        ConfigurationError("unknown key '\(name)' (known: \(ConfigurationKey.all.map(\.name).joined(separator: ", ")))",
+                           at: location)
+    }
+
+    static func badValue(_ value: String, for key: ConfigurationKey, at location: String?) -> ConfigurationError {
+        ConfigurationError("\(key.name): expected \(key.range), got '\(value)'", at: location)
+    }
+
+    public var description: String { location.map { "\($0): \(message)" } ?? message }
+}

@@ -1,0 +1,26 @@
+/// What Tab can do at the cursor: the partial word typed so far and the words it could become.
+public struct CompletionCandidates: Hashable, Sendable {
+    /// The text of the word being completed, exactly as it appears before the cursor.
+    public var partial: String
+    /// Complete words, sorted, each starting with `partial`.
+    public var candidates: [String]
+
+    public init(partial: String, candidates: [String]) {
+        self.partial = partial
+        self.candidates = candidates
+    }
+
+    public static let none = CompletionCandidates(partial: "", candidates: [])
+
+    /// The longest prefix every candidate shares (at least `partial` when they all extend it).
+    var commonPrefix: String {
+        guard var prefix = candidates.first.map(Array.init) else { return partial }
+        for candidate in candidates.dropFirst() {
+            let characters = Array(candidate)
+            var length = 0
+            while length < prefix.count, length < characters.count, prefix[length] == characters[length] { length += 1 }
+            prefix.removeSubrange(length...)
+        }
+        return String(prefix)
+    }
+}

@@ -1,0 +1,57 @@
+/// One console command, registered by the agent as data: the table does the parsing, checking,
+/// help, completion and consent, so the handler only does the work.
+public struct ConsoleCommand {
+    /// One word or two (`status`, `config set`); lowercase letters, digits and `-`.
+    public var name: String
+    /// One line for the `help` list.
+    public var summary: String
+    /// The usage line without the word "usage", e.g. `config set KEY VALUE`.
+    public var usage: String
+    /// More explanation for `help NAME`; may be empty.
+    public var help: String
+    /// How many positional arguments the command takes.
+    public var arguments: ClosedRange<Int>
+    /// Flags without a value that the command understands, e.g. `--reveal`. `--json`, `--yes` and
+    /// `--help` are understood by every command and need not be listed.
+    public var flags: [String]
+    /// Options that take a value (`--limit N` or `--limit=N`), e.g. `--since`, `--limit`.
+    public var options: [String]
+    public var completion: ArgumentCompletion
+    public var consent: ConsentRequirement
+    /// Runs on the loop; must return promptly (use `.deferred` or `.stream` for anything slow).
+    public var handler: (ConsoleRequest) -> ConsoleReply
+
+    public init(_ name: String, summary: String, usage: String? = nil, help: String = "",
+                arguments: ClosedRange<Int> = 0...0, flags: [String] = [], options: [String] = [],
+                completion: ArgumentCompletion = .none, consent: ConsentRequirement = .never,
+                handler: @escaping (ConsoleRequest) -> ConsoleReply) {
+        precondition(Self.isValidName(name), "console command name '\(name)': one or two words of a-z, 0-9 and -")
+        precondition((flags + options).allSatisfy { $0.hasPrefix("--") && $0.count > 2 }, "\(name): options start with --")
+        self.name = name
+        self.summary = summary
+        self.help = help
+        self.arguments = arguments
+        self.flags = flags
+        self.options = options
+        self.completion = completion
+        self.consent = consent
+        self.handler = handler
+        if let usage {
+            self.usage = usage
+        } else {
+            var parts = [name] + flags.map { "[\($0)]" } + options.map { "[\($0) VALUE]" }
+            if consent == .always { parts.append("[--yes]") }
+            self.usage = parts.joined(separator: " ")
+        }
+    }
+
+    /// The name's words: one, or two for a command in a group.
+    var words: [String] { name.split(separator: " ").map(String.init) }
+
+    static func isValidName(_ name: String) -> Bool {
+        let words = name.split(separator: " ", omittingEmptySubsequences: false)
+        return (1...2).contains(words.count) && words.allSatisfy { word in
+            !word.isEmpty && !word.hasPrefix("-") && word.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+/// The console socket's protocol, small enough to speak with `socat` or `nc -U`.
+///
+/// The client sends one command line ending in LF (at most 4 KiB), exactly as it would be typed at the
+/// console. The server answers with a status line, `ok` or `error`, then the body, and closes the
+/// connection. The body of `ok` is the command's text or JSON document; the body of `error` is one line
+/// (`{"error":"…"}` when the command asked for `--json`). A stream (`live`) answers `ok` and then
+/// sends one line per event until either side closes.
+public enum ConsoleFraming {
+    public static let ok = "ok"
+    public static let error = "error"
+
+    /// The whole answer for a finished command.
+    static func answer(ok: Bool, body: String) -> [UInt8] {
+        var text = (ok ? Self.ok : Self.error) + "\n" + body
+        if !body.isEmpty && !body.hasSuffix("\n") { text += "\n" }
+        return Array(text.utf8)
+    }
+}

@@ -1,0 +1,136 @@
+import ENCore
+import EventLoop
+import Store
+
+/// The exposures found so far, in `DATA/exposures` (0600, one JSON object per line, rewritten atomically).
+///
+/// Records are keyed by `ExposureID`, so a key met again (the same file downloaded twice, a later file
+/// repeating it, a revision) updates its record instead of adding one. A revoked key's record is removed and
+/// its ID remembered as a tombstone, so that an older file still listing the key cannot bring it back.
+/// Records and tombstones go when their day is more than 14 days old, like the sightings they came from.
+public final class ExposureLog {
+    public static let fileName = "exposures"
+    public static let retentionDays: Int64 = 14
+
+    /// What one `apply` changed.
+    public struct Changes: Equatable, Sendable {
+        /// Exposures never recorded before.
+        public var added: [Exposure] = []
+        /// Already recorded; their scores were refreshed.
+        public var updated = 0
+        /// Records removed because their key was revoked.
+        public var revoked = 0
+        public var isEmpty: Bool { added.isEmpty && updated == 0 && revoked == 0 }
+    }
+
+    public let path: String
+    /// Oldest day first, then by ID.
+    public private(set) var exposures: [Exposure] = []
+    /// Revoked keys and their day.
+    public private(set) var revokedIDs: [ExposureID: UTCDay] = [:]
+
+    /// Opens the log of `dataDirectory`; a missing file is an empty log, and a damaged line costs only itself.
+    public init(dataDirectory: String, log: Logger) {
+        path = dataDirectory + "/" + Self.fileName
+        guard let text = TextFile.read(path, limit: 16 << 20) else { return }
+        var damaged = 0
+        for line in text.split(separator: "\n") where !line.isEmpty {
+            if let exposure = Exposure(json: String(line)) {
+                exposures.append(exposure)
+            } else if let (id, day) = Self.tombstone(String(line)) {
+                revokedIDs[id] = day
+            } else {
+                damaged += 1
+            }
+        }
+        exposures = Self.sorted(Dictionary(exposures.map { ($0.id, $0) }, uniquingKeysWith: { $1 }).values)
+        if damaged > 0 { log.warn("exposures: skipped \(damaged) damaged line(s) in \(path)") }
+    }
+
+    /// Records exposures and revocations found in one batch of keys, written in one atomic replace. A record
+    /// already present keeps when it was detected and whether it was notified. On a write error nothing changes.
+    @discardableResult
+    public func apply(found: [Exposure], revoked: [(id: ExposureID, day: UTCDay)] = []) throws(FileError) -> Changes {
+        var byID = Dictionary(exposures.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        var tombstones = revokedIDs
+        var changes = Changes()
+        for (id, day) in revoked { tombstones[id] = day }
+        for var exposure in found where tombstones[exposure.id] == nil {
+            if let existing = byID[exposure.id] {
+                exposure.detectedAt = existing.detectedAt
+                exposure.notified = existing.notified
+                if exposure != existing { changes.updated += 1 }
+            } else if !changes.added.contains(where: { $0.id == exposure.id }) {
+                changes.added.append(exposure)
+            }
+            byID[exposure.id] = exposure
+        }
+        let recorded = Set(exposures.map(\.id))
+        for (id, _) in revoked where byID.removeValue(forKey: id) != nil && recorded.contains(id) {
+            changes.revoked += 1
+        }
+        // Keep the latest version of an exposure found twice in one batch (its revision).
+        changes.added = changes.added.compactMap { byID[$0.id] }
+        guard !changes.isEmpty || tombstones != revokedIDs else { return changes }
+        try replace(with: Self.sorted(byID.values), tombstones: tombstones)
+        return changes
+    }
+
+    /// Marks exposures as notified.
+    public func markNotified(_ ids: Set<ExposureID>) throws(FileError) {
+        guard !ids.isEmpty else { return }
+        try replace(with: exposures.map { exposure in
+            var marked = exposure
+            if ids.contains(exposure.id) { marked.notified = true }
+            return marked
+        }, tombstones: revokedIDs)
+    }
+
+    /// Removes records and tombstones whose day is more than 14 days before `today`; returns how many
+    /// records went.
+    @discardableResult
+    public func prune(today: UTCDay) throws(FileError) -> Int {
+        let oldest = UTCDay(daysSinceEpoch: today.daysSinceEpoch - Self.retentionDays)
+        let kept = exposures.filter { $0.date >= oldest }
+        let tombstones = revokedIDs.filter { $0.value >= oldest }
+        guard kept.count != exposures.count || tombstones.count != revokedIDs.count else { return 0 }
+        let removed = exposures.count - kept.count
+        try replace(with: kept, tombstones: tombstones)
+        return removed
+    }
+
+    /// Forgets everything (the console's `wipe`).
+    public func removeAll() throws(FileError) {
+        try replace(with: [], tombstones: [:])
+    }
+
+    /// Exposures not yet notified whose v1 risk score reaches `threshold`.
+    public func awaitingNotification(threshold: Int) -> [Exposure] {
+        exposures.filter { !$0.notified && $0.riskScore >= threshold }
+    }
+
+    private func replace(with records: [Exposure], tombstones: [ExposureID: UTCDay]) throws(FileError) {
+        var text = ""
+        for exposure in records { text += exposure.json + "\n" }
+        for (id, day) in tombstones.sorted(by: { $0.key < $1.key }) {
+            var object = JSONObjectWriter()
+            object.string("revoked", id.hex)
+            object.string("date", day.description)
+            text += object.object + "\n"
+        }
+        try AtomicFile.write(Array(text.utf8), to: path, mode: 0o600)
+        exposures = records
+        revokedIDs = tombstones
+    }
+
+    private static func tombstone(_ line: String) -> (ExposureID, UTCDay)? {
+        guard case .object(let m)? = try? JSONValue.parse(line), m.count == 2,
+              case .string(let idText)? = m["revoked"], let id = ExposureID(hex: idText),
+              case .string(let dayText)? = m["date"], let day = UTCDay(isoDate: dayText) else { return nil }
+        return (id, day)
+    }
+
+    private static func sorted(_ records: some Sequence<Exposure>) -> [Exposure] {
+        records.sorted { ($0.date, $0.id) < ($1.date, $1.id) }
+    }
+}

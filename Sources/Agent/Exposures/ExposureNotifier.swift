@@ -1,0 +1,64 @@
+import EventLoop
+
+/// Tells the outside world about exposures at or above `risk.threshold`: a log line (the date, duration,
+/// attenuation and score — never key material) and `notify.command` with the exposure as JSON on stdin.
+/// Each exposure is notified once: it is marked in the log before the command runs.
+public final class ExposureNotifier {
+    public struct Settings: Equatable, Sendable {
+        /// v1 risk score at or above which an exposure is notified.
+        public var threshold: Int
+        /// Shell command, or nil for none.
+        public var command: String?
+
+        public init(threshold: Int = 1, command: String? = nil) {
+            self.threshold = threshold
+            self.command = command
+        }
+
+        public init(configuration: Configuration) {
+            self.init(threshold: configuration.integer(.riskThreshold), command: configuration.optional(.notifyCommand))
+        }
+    }
+
+    public var settings: Settings {
+        didSet { if settings.command != oldValue.command { makeCommand() } }
+    }
+    /// Exposures notified since the agent started.
+    public private(set) var notified = 0
+    /// The command runner, nil without `notify.command`.
+    public private(set) var command: NotifyCommand?
+
+    private let loop: any EventLoop
+    private let log: Logger
+
+    public init(loop: any EventLoop, settings: Settings, log: Logger) {
+        self.loop = loop
+        self.settings = settings
+        self.log = log
+        makeCommand()
+    }
+
+    /// Notifies every exposure in `exposures` that reaches the threshold and was not notified yet.
+    public func notifyPending(in exposures: ExposureLog) {
+        let pending = exposures.awaitingNotification(threshold: settings.threshold)
+        guard !pending.isEmpty else { return }
+        do {
+            try exposures.markNotified(Set(pending.map(\.id)))
+        } catch {
+            // Notifying twice after a disk failure beats not notifying at all.
+            log.error("exposures: cannot mark as notified (may notify again): \(error)")
+        }
+        for var exposure in pending {
+            exposure.notified = true
+            notified += 1
+            log.warn("EXPOSURE \(exposure.id.short) on \(exposure.date): \(exposure.durationMinutes) min, "
+                     + "attenuation \(exposure.typicalAttenuation) dB, risk score \(exposure.riskScore) "
+                     + "(threshold \(settings.threshold)), \(exposure.reportType)")
+            command?.run(input: Array((exposure.json + "\n").utf8), label: "exposure \(exposure.id.short)")
+        }
+    }
+
+    private func makeCommand() {
+        command = settings.command.map { NotifyCommand($0, loop: loop, log: log) }
+    }
+}

@@ -1,0 +1,53 @@
+/// What one sync run did, for the log, the console's `sync` and the figures of a benchmark.
+public struct SyncReport: Equatable, Sendable {
+    public enum Outcome: Equatable, Sendable {
+        case running
+        case succeeded
+        /// Stopped early; the next period starts again from the same cursor.
+        case failed(String)
+        case cancelled
+    }
+
+    public var outcome: Outcome = .running
+    /// Unix seconds.
+    public var startedAt: Int64 = 0
+    public var finishedAt: Int64?
+    /// Entries in the server's listing, and those not processed before.
+    public var listed = 0
+    public var new = 0
+    /// Exports downloaded, verified and matched (or held for their batch).
+    public var processed = 0
+    /// Exports refused: not a valid zip, or their signature did not verify with the configured key.
+    public var rejected = 0
+    /// Exports the server no longer had, or that exceeded the size cap.
+    public var skipped = 0
+    /// Downloads retried after a failure.
+    public var retries = 0
+    public var bytes = 0
+    /// Diagnosis keys read from verified exports.
+    public var keys = 0
+    public var matchedKeys = 0
+    public var revokedKeys = 0
+    public var newExposures = 0
+    /// Wall time waiting for downloads (including retry waits), verifying, and matching (slices only).
+    public var downloadTime: Duration = .zero
+    public var verifyTime: Duration = .zero
+    public var matchTime: Duration = .zero
+    /// Loop slices the matching took.
+    public var matchSlices = 0
+
+    public init() {}
+
+    /// One line for the log.
+    public var summary: String {
+        var parts = ["\(new) new of \(listed) listed", "\(processed) processed"]
+        if rejected > 0 { parts.append("\(rejected) rejected") }
+        if skipped > 0 { parts.append("\(skipped) skipped") }
+        if retries > 0 { parts.append("\(retries) retries") }
+        parts.append("\(keys) keys, \(matchedKeys) matched")
+        if revokedKeys > 0 { parts.append("\(revokedKeys) revoked") }
+        parts.append("\(newExposures) new exposure(s)")
+        parts.append("\(bytes) bytes")
+        return parts.joined(separator: ", ")
+    }
+}
