@@ -1,6 +1,7 @@
 import ENCore
 import EventLoop
 import HCI
+import Store
 
 /// `enbeacon demo`: residents wearing badges and staff carrying phones meet over days in a care home,
 /// simulated in virtual time. Every badge is a full agent on the virtual radio; the timeline shows what a
@@ -42,6 +43,9 @@ public struct CareHomeDemo {
         public var meetings = 0
         public var violations = 0
         public var longestOnAir = Duration.zero
+        public var exposedBadges = 0
+        /// Every badge that met the positive resident detected it, and no other did.
+        public var exposuresCorrect = false
     }
 
     public static func run(_ options: Options, dataRoot: String, print: @escaping (String) -> Void) throws -> Summary {
@@ -53,12 +57,19 @@ public struct CareHomeDemo {
         let names = (0..<options.badges).map { i in
             i < residentNames.count ? residentNames[i] : "Resident \(i + 1)"
         }
+        let (authority, serverFolder, settings) = try setUpKeyServer(dataRoot: dataRoot)
         let badges = try names.enumerated().map { i, name in
-            try sim.addBadge(name, at: bedroom(i))
+            try sim.addBadge(name, at: bedroom(i), settings: settings)
         }
+        // The last resident is bedridden and never leaves their room: the control who must not be exposed.
+        let bedridden = options.badges >= 3 ? options.badges - 1 : nil
         let nurse = sim.addPhone(at: RadioPosition(x: -50, y: -50), txPower: -4)
         let visitor = sim.addPhone(at: RadioPosition(x: 5000, y: 5000), txPower: 0)
 
+        // Who has heard the first resident's badge at least once: they must be told, nobody else.
+        let metFirst = BadgeNames()
+        // Computed here rather than inside the observer: Swift 6.3's region analysis crashes on the latter.
+        let firstResidentBadge = names[0] + "'s badge"
         var sightings = 0
         var firstMeetings = Set<String>()
         var summary = Summary()
@@ -74,6 +85,7 @@ public struct CareHomeDemo {
         for badge in badges {
             badge.agent.onReport = { report in
                 guard let other = who(report.address) else { return }
+                if other == firstResidentBadge { metFirst.names.insert(badge.name) }
                 if firstMeetings.insert("\(badge.name)|\(other)").inserted {
                     summary.meetings += 1
                     let entry = "\(other) (\(report.rssi.map { "\($0) dBm" } ?? "no RSSI"))"
@@ -90,6 +102,7 @@ public struct CareHomeDemo {
         }
 
         print("enbeacon demo: \(options.badges) residents with badges, a nurse and a visitor with phones, \(options.days) day(s), seed \(options.seed)")
+        if let bedridden { print("\(names[bedridden]) is bedridden and stays in their room.") }
         var dayStart = (rotations: 0, scans: 0, sightings: 0)
         for day in 0..<options.days {
             print("")
@@ -99,7 +112,7 @@ public struct CareHomeDemo {
                 sim.loop.run(until: sim.loop.now + .seconds(at - sim.unixSeconds))
                 firstMeetings.removeAll()  // a new gathering: report first meetings afresh
                 for (j, badge) in badges.enumerated() {
-                    badge.controller.position = position(of: j, at: step.place, count: badges.count)
+                    badge.controller.position = j == bedridden ? bedroom(j) : position(of: j, at: step.place, count: badges.count)
                 }
                 nurse.beacon.position = step.place == .bedrooms ? bedroom(day % badges.count) + RadioPosition(x: 1, y: 0)
                     : position(of: 0, at: step.place, count: badges.count) + RadioPosition(x: 0, y: 1.5)
@@ -117,6 +130,12 @@ public struct CareHomeDemo {
             dayStart = (rotations, scans, sightings)
         }
 
+        let outcome = try announcePositiveTest(sim: sim, badges: badges, names: names, days: options.days,
+                                               authority: authority, serverFolder: serverFolder,
+                                               metFirst: metFirst.names, print: print)
+        summary.exposedBadges = outcome.exposed
+        summary.exposuresCorrect = outcome.correct
+
         summary.rotations = badges.map(\.agent.advertiser.rotations).reduce(0, +)
         summary.scans = badges.map(\.agent.scanner.scans).reduce(0, +)
         summary.sightings = sightings
@@ -131,8 +150,70 @@ public struct CareHomeDemo {
         print("")
         print("Verdict: \(summary.rotations) rotations (longest time one RPI stayed on air: "
               + "\(minutesText(summary.longestOnAir))), \(summary.scans) scans, \(summary.sightings) sightings, "
-              + "\(summary.violations) controller rule violations.")
+              + "\(summary.violations) controller rule violations; \(summary.exposedBadges) badge(s) told of the exposure, "
+              + (summary.exposuresCorrect ? "exactly those that met \(names[0])." : "NOT matching who met \(names[0])."))
         return summary
+    }
+
+    /// The morning after the last day: the first resident tests positive, the health authority publishes her
+    /// keys in a signed export, every other badge syncs. Returns how many were told and whether exactly those
+    /// who met her were.
+    static func announcePositiveTest(sim: Simulation, badges: [SimulatedBadge], names: [String], days: Int,
+                                     authority: SigningKey, serverFolder: String, metFirst: Set<String>,
+                                     print: @escaping (String) -> Void) throws -> (exposed: Int, correct: Bool) {
+        // The morning after: the first resident tests positive and, with consent, her badge's keys are published.
+        let testDay = start + Int64(days) * 86_400
+        sim.loop.run(until: sim.loop.now + .seconds(testDay + 9 * 3600 - sim.unixSeconds))
+        print("")
+        print("Day \(days + 1) — \(UTCDateTime(unixSeconds: testDay).date)")
+        let positive = badges[0]
+        let keys = positive.agent.advertiser.keys.map {
+            DiagnosisKey(tek: $0, transmissionRiskLevel: 4, reportType: .confirmedTest)
+        }
+        let fileName = "\(start)-\(sim.unixSeconds)-00001.zip"
+        let export = try ExportWriter.archive(
+            descriptor: ExportDescriptor(startTimestamp: UInt64(start), endTimestamp: UInt64(sim.unixSeconds), region: "XX"),
+            signers: [ExportSigner(key: authority, keyID: VerificationKeyID(id: "999", version: "v1"))], keys: keys)
+        try AtomicFile.write(export, to: serverFolder + "/" + fileName)
+        try AtomicFile.write(Array((fileName + "\n").utf8), to: serverFolder + "/index.txt")
+        print("  09:00:00  \(names[0]) tests positive; with her consent her badge's \(keys.count) daily keys are uploaded")
+        print("  09:00:00  the health authority publishes them in a signed export on its key server")
+        for badge in badges.dropFirst() { _ = badge.agent.keySync.syncNow() }
+        sim.loop.run(until: sim.loop.now + .seconds(600))
+        var correct = true
+        for badge in badges.dropFirst() {
+            let found = badge.agent.exposures.exposures
+            let expected = metFirst.contains(badge.name)
+            correct = correct && (found.isEmpty != expected)
+            if let worst = found.max(by: { $0.riskScore < $1.riskScore }) {
+                let minutes = found.map(\.durationMinutes).reduce(0, +)
+                print("  \(badge.name)'s badge: exposure detected — \(found.count) day(s), \(minutes) min in all, "
+                      + "highest risk score \(worst.riskScore), typical attenuation \(worst.typicalAttenuation) dB")
+            } else {
+                print("  \(badge.name)'s badge: no exposure")
+            }
+        }
+        return (badges.dropFirst().filter { !$0.agent.exposures.exposures.isEmpty }.count, correct)
+
+    }
+
+    /// The demo's health authority: a signing key, its public key on disk, an empty key-server folder, and
+    /// the agent settings that make a badge sync from that folder.
+    static func setUpKeyServer(dataRoot: String) throws -> (SigningKey, String, Agent.Settings) {
+        // The health authority of the demo: its signing key, and the folder its key server publishes to.
+        let authority = try SigningKey.generateP256()
+        let publicKeyPath = dataRoot + "/health-authority.pem"
+        let serverFolder = dataRoot + "/keyserver"
+        try AtomicFile.makeDirectory(serverFolder)
+        try AtomicFile.write(Array(authority.publicKeyPEM.utf8), to: publicKeyPath)
+        try AtomicFile.write([], to: serverFolder + "/index.txt")
+        var settings = Agent.Settings()
+        for (key, value) in [("keyserver.style", "folder"), ("keyserver.base_url", "file://\(serverFolder)/"),
+                             ("keyserver.public_key", publicKeyPath), ("keyserver.key_id", "999"),
+                             ("keyserver.key_version", "v1")] {
+            try settings.configuration.set(key, to: value)
+        }
+        return (authority, serverFolder, settings)
     }
 
     static func bedroom(_ i: Int) -> RadioPosition { RadioPosition(x: Double(i) * 400, y: 400) }
@@ -155,6 +236,11 @@ public struct CareHomeDemo {
         let s = d.nanosecondsValue / 1_000_000_000
         return "\(s / 60) min \(s % 60) s"
     }
+}
+
+/// Names collected by the demo's radio observers (a reference, so the observers and the verdict share it).
+final class BadgeNames {
+    var names = Set<String>()
 }
 
 extension RadioPosition {

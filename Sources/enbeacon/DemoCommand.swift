@@ -9,6 +9,8 @@ enum DemoCommand {
         usage: enbeacon demo [--days N] [--badges N] [--seed N]
 
         A care home in virtual time: residents wear badges, staff carry phones; they meet over days.
+        The morning after, the first resident tests positive, her keys are published as a signed
+        export, and every other badge downloads it: those who met her are told, the others are not.
         Every badge is a full agent with its own data directory (a temporary folder, removed afterwards).
         Prints a timeline and a verdict in seconds.
           --days N     simulated days, 1-30 (default 3)
@@ -45,7 +47,7 @@ enum DemoCommand {
         defer { removeTree(dir) }
         do {
             let summary = try CareHomeDemo.run(options, dataRoot: dir) { out.write($0 + "\n") }
-            return summary.violations == 0 ? 0 : 1
+            return summary.violations == 0 && summary.exposuresCorrect ? 0 : 1
         } catch {
             err.write("enbeacon demo: \(error)\n")
             return 1

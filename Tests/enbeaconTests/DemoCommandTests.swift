@@ -4,10 +4,16 @@ import Testing
     @Test func threeDaysTellTheStoryAndEndWithAVerdict() throws {
         let r = try Enbeacon.run(["demo", "--days", "3", "--badges", "3", "--seed", "5"])
         #expect(r.status == 0, "stderr: \(r.stderr)")
-        for day in 1...3 { #expect(r.stdout.contains("Day \(day) — 2021-06-0\(day)")) }
+        for day in 1...4 { #expect(r.stdout.contains("Day \(day) — 2021-06-0\(day)")) }
         #expect(r.stdout.contains("residents gather in the day room"))
         #expect(r.stdout.contains("Alice's badge hears"))
         #expect(r.stdout.contains("0 controller rule violations"))
+        // The ending: Alice tests positive; her keys are published; whoever met her is told, the bedridden
+        // resident (the last one) is not.
+        #expect(r.stdout.contains("Alice tests positive"))
+        #expect(r.stdout.contains("Bernard's badge: exposure detected"))
+        #expect(r.stdout.contains("Clara's badge: no exposure"))
+        #expect(r.stdout.contains("exactly those that met Alice"))
         let verdict = r.stdout.split(separator: "\n").last { $0.hasPrefix("Verdict:") }
         #expect(verdict != nil)
         // The same seed tells the same story.
