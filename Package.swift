@@ -18,9 +18,8 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]),
         // Kernel interfaces missing from Glibc's module (adjtimex, signalfd); no library to link.
         .systemLibrary(name: "CLinux"),
-        .systemLibrary(
-            name: "CCurl", pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Headers only: libcurl itself is loaded with dlopen while downloading (Agent/KeySync/CurlLibrary).
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Pure logic, no I/O: key schedule, payload codec, matching, risk, export decoding.
         .target(name: "ENCore", dependencies: ["COpenSSL", "CZlib"]),

@@ -1,19 +1,32 @@
 #include <curl/curl.h>
-// curl_easy_setopt and curl_multi_setopt are variadic, which Swift cannot call: typed wrappers.
-static inline CURLcode enb_curl_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
-static inline CURLcode enb_curl_easy_setopt_ptr(CURL *h, CURLoption o, const void *v) { return curl_easy_setopt(h, o, v); }
-static inline CURLcode enb_curl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
-static inline CURLMcode enb_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
-static inline CURLMcode enb_curl_multi_setopt_ptr(CURLM *m, CURLMoption o, const void *v) { return curl_multi_setopt(m, o, v); }
-// Callback registration: function pointers and their user data, in one call each.
-static inline CURLMcode enb_curl_multi_set_callbacks(CURLM *m, curl_socket_callback socket_cb,
-                                                      curl_multi_timer_callback timer_cb, void *userdata) {
-    curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, socket_cb);
-    curl_multi_setopt(m, CURLMOPT_SOCKETDATA, userdata);
-    curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, timer_cb);
-    return curl_multi_setopt(m, CURLMOPT_TIMERDATA, userdata);
+#include <dlfcn.h>
+
+// libcurl is loaded at run time (dlopen), so every call goes through a function pointer. The variadic
+// ones (setopt, getinfo) cannot be called from Swift: these wrappers take the pointer, typed variadic,
+// and make the call in C with the right calling convention.
+typedef CURLcode (*enb_curl_easy_setopt_fn)(CURL *, CURLoption, ...);
+typedef CURLcode (*enb_curl_easy_getinfo_fn)(CURL *, CURLINFO, ...);
+typedef CURLMcode (*enb_curl_multi_setopt_fn)(CURLM *, CURLMoption, ...);
+
+static inline CURLcode enb_curl_easy_setopt_long(enb_curl_easy_setopt_fn f, CURL *h, CURLoption o, long v) {
+    return f(h, o, v);
 }
-static inline CURLcode enb_curl_easy_set_writer(CURL *h, curl_write_callback write_cb, void *userdata) {
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
-    return curl_easy_setopt(h, CURLOPT_WRITEDATA, userdata);
+static inline CURLcode enb_curl_easy_setopt_ptr(enb_curl_easy_setopt_fn f, CURL *h, CURLoption o, const void *v) {
+    return f(h, o, v);
+}
+static inline CURLcode enb_curl_easy_getinfo_long(enb_curl_easy_getinfo_fn f, CURL *h, CURLINFO i, long *v) {
+    return f(h, i, v);
+}
+static inline CURLcode enb_curl_easy_set_writer(enb_curl_easy_setopt_fn f, CURL *h, curl_write_callback write_cb,
+                                                void *userdata) {
+    f(h, CURLOPT_WRITEFUNCTION, write_cb);
+    return f(h, CURLOPT_WRITEDATA, userdata);
+}
+static inline CURLMcode enb_curl_multi_set_callbacks(enb_curl_multi_setopt_fn f, CURLM *m,
+                                                      curl_socket_callback socket_cb,
+                                                      curl_multi_timer_callback timer_cb, void *userdata) {
+    f(m, CURLMOPT_SOCKETFUNCTION, socket_cb);
+    f(m, CURLMOPT_SOCKETDATA, userdata);
+    f(m, CURLMOPT_TIMERFUNCTION, timer_cb);
+    return f(m, CURLMOPT_TIMERDATA, userdata);
 }

@@ -164,7 +164,11 @@ enum MatchCommand {
         do { text = try ReadOnlyFile(path: path).readText(limit: 1 << 20) } catch { throw CommandFailure("--config \(error)") }
         do {
             let v1 = try ExposureConfigurationV1(json: text)
-            let v2 = text.contains("\"attenuationThresholds\"") ? try ExposureConfigurationV2(json: text) : RiskDefaults.v2
+            // Asking the parsed document rather than searching the text: String.contains(String) would link
+            // _StringProcessing and its regex parser, ~0.9 MB of a binary budgeted at 10 MB.
+            var carriesV2 = false
+            if case .object(let members) = try JSONValue.parse(text) { carriesV2 = members["attenuationThresholds"] != nil }
+            let v2 = carriesV2 ? try ExposureConfigurationV2(json: text) : RiskDefaults.v2
             return (v1, v2)
         } catch {
             throw CommandFailure("--config \(path): \(error)")

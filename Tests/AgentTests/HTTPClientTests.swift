@@ -231,3 +231,25 @@ struct ThrowAwayCA {
         return false
     }
 }
+
+/// libcurl is mapped only while downloads are under way.
+@Suite struct HTTPClientLibraryLifetimeTests {
+    @Test func libcurlIsLoadedForATransferAndUnloadedWhenIdle() throws {
+        let loop = VirtualLoop()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("enbeacon-curl-\(UUID().uuidString)")
+        try Data("index line\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let client = try HTTPClient(loop: loop, idleUnload: .seconds(30))
+        #expect(!client.isLibraryLoaded)
+        var body: [UInt8]?
+        client.get(HTTPClient.Request(url: "file://" + file.path, maximumBytes: 1024)) { result in
+            body = try? result.get()
+        }
+        #expect(client.isLibraryLoaded)
+        loop.run(for: .seconds(1))
+        #expect(body.map { String(decoding: $0, as: UTF8.self) } == "index line\n")
+        #expect(client.isLibraryLoaded, "kept for the next file of the same sync")
+        loop.run(for: .seconds(30))
+        #expect(!client.isLibraryLoaded, "released 30 s after the last transfer")
+    }
+}

@@ -69,24 +69,38 @@ public final class HTTPClient {
         public func cancel() { client?.finish(self, with: nil) }
     }
 
-    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-
     private let loop: any EventLoop
-    private let multi: UnsafeMutableRawPointer
     private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
     private var watches: [Int32: WatchHandle] = [:]
     private var timer: TimerHandle?
     private let userAgent: String
+    /// libcurl and its multi handle exist only while there is work: created by the first `get`, released
+    /// `idleUnload` after the last transfer ends (see `CurlLibrary` for why).
+    private var curl: CurlLibrary?
+    private var multiHandle: UnsafeMutableRawPointer?
+    private let idleUnload: Duration
+    private var idleTimer: TimerHandle?
 
-    public init(loop: any EventLoop, userAgent: String = "enbeacon") throws(Failure) {
-        guard Self.globalInit == CURLE_OK, let multi = curl_multi_init() else {
-            throw .transport("libcurl could not be initialised")
-        }
+    public init(loop: any EventLoop, userAgent: String = "enbeacon", idleUnload: Duration = .seconds(30)) throws(Failure) {
         self.loop = loop
-        self.multi = multi
         self.userAgent = userAgent
+        self.idleUnload = idleUnload
+    }
+
+    deinit { unload() }
+
+    /// Whether libcurl is loaded right now.
+    public var isLibraryLoaded: Bool { curl != nil }
+
+    /// The library and multi handle, loading them if needed.
+    private func session() throws(Failure) -> (CurlLibrary, UnsafeMutableRawPointer) {
+        if let idleTimer { loop.cancel(idleTimer) }
+        idleTimer = nil
+        if let curl, let multiHandle { return (curl, multiHandle) }
+        let library = try CurlLibrary()
+        guard let multi = library.multiInit() else { throw .transport("libcurl could not create a multi handle") }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        _ = enb_curl_multi_set_callbacks(multi, { _, socket, what, userdata, _ in
+        _ = enb_curl_multi_set_callbacks(library.multiSetopt, multi, { _, socket, what, userdata, _ in
             guard let userdata else { return 0 }
             Unmanaged<HTTPClient>.fromOpaque(userdata).takeUnretainedValue().socketChanged(socket, what)
             return 0
@@ -95,18 +109,39 @@ public final class HTTPClient {
             Unmanaged<HTTPClient>.fromOpaque(userdata).takeUnretainedValue().timerChanged(milliseconds)
             return 0
         }, me)
+        curl = library
+        multiHandle = multi
+        return (library, multi)
     }
 
-    deinit {
-        // Removing handles calls the socket and timer callbacks; they must not reach an object being destroyed.
-        _ = enb_curl_multi_set_callbacks(multi, nil, nil, nil)
+    /// Tears the multi handle down and lets go of libcurl.
+    private func unload() {
+        if let idleTimer { loop.cancel(idleTimer) }
+        idleTimer = nil
+        guard let curl, let multi = multiHandle else { return }
+        // Removing handles calls the socket and timer callbacks; they must not reach an object being torn down.
+        _ = enb_curl_multi_set_callbacks(curl.multiSetopt, multi, nil, nil, nil)
         for transfer in transfers.values {
-            curl_multi_remove_handle(multi, transfer.easy)
-            curl_easy_cleanup(transfer.easy)
+            _ = curl.multiRemoveHandle(multi, transfer.easy)
+            curl.easyCleanup(transfer.easy)
         }
+        transfers.removeAll()
         for watch in watches.values { loop.unwatch(watch) }
+        watches.removeAll()
         if let timer { loop.cancel(timer) }
-        curl_multi_cleanup(multi)
+        timer = nil
+        _ = curl.multiCleanup(multi)
+        multiHandle = nil
+        self.curl = nil
+    }
+
+    private func scheduleUnloadIfIdle() {
+        guard transfers.isEmpty, curl != nil, idleTimer == nil else { return }
+        idleTimer = loop.schedule(after: idleUnload) { [weak self] in
+            guard let self else { return }
+            self.idleTimer = nil
+            if self.transfers.isEmpty { self.unload() }
+        }
     }
 
     public var activeTransfers: Int { transfers.count }
@@ -114,36 +149,41 @@ public final class HTTPClient {
     /// Starts a GET; `completion` runs on the loop with the body or the reason it failed.
     @discardableResult
     public func get(_ request: Request, completion: @escaping (Result<[UInt8], Failure>) -> Void) -> Transfer? {
-        guard let easy = curl_easy_init() else {
+        let library: CurlLibrary, multi: UnsafeMutableRawPointer
+        do { (library, multi) = try session() } catch {
+            loop.schedule(after: .zero) { completion(.failure(error)) }
+            return nil
+        }
+        guard let easy = library.easyInit() else {
             loop.schedule(after: .zero) { completion(.failure(.transport("libcurl could not create a transfer"))) }
             return nil
         }
         let transfer = Transfer(easy: easy, request: request, completion: completion)
         transfer.client = self
-        enb_curl_easy_setopt_ptr(easy, CURLOPT_URL, request.url)
-        enb_curl_easy_setopt_ptr(easy, CURLOPT_USERAGENT, userAgent)
-        enb_curl_easy_setopt_ptr(easy, CURLOPT_PROTOCOLS_STR, "http,https,file")
+        enb_curl_easy_setopt_ptr(library.easySetopt, easy, CURLOPT_URL, request.url)
+        enb_curl_easy_setopt_ptr(library.easySetopt, easy, CURLOPT_USERAGENT, userAgent)
+        enb_curl_easy_setopt_ptr(library.easySetopt, easy, CURLOPT_PROTOCOLS_STR, "http,https,file")
         // A redirect may keep the scheme or upgrade it, never downgrade https or reach a local file.
         let isHTTPS = request.url.lowercased().hasPrefix("https:")
-        enb_curl_easy_setopt_ptr(easy, CURLOPT_REDIR_PROTOCOLS_STR, isHTTPS ? "https" : "http,https")
-        enb_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
-        enb_curl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, 5)
+        enb_curl_easy_setopt_ptr(library.easySetopt, easy, CURLOPT_REDIR_PROTOCOLS_STR, isHTTPS ? "https" : "http,https")
+        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_FOLLOWLOCATION, 1)
+        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_MAXREDIRS, 5)
         // An error status ends the transfer before its body: a 404 page is not worth downloading.
-        enb_curl_easy_setopt_long(easy, CURLOPT_FAILONERROR, 1)
+        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_FAILONERROR, 1)
         // No signals: the agent is single-threaded and handles its signals through signalfd.
-        enb_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-        enb_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout.milliseconds))
-        enb_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(request.timeout.milliseconds))
-        enb_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
-        enb_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(request.stallTimeout.milliseconds / 1000)))
+        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_NOSIGNAL, 1)
+        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout.milliseconds))
+        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_TIMEOUT_MS, Int(request.timeout.milliseconds))
+        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_LOW_SPEED_LIMIT, 1)
+        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(request.stallTimeout.milliseconds / 1000)))
         // The `long` variant, not MAXFILESIZE_LARGE: its curl_off_t is 64 bits even where `long` is 32
         // (32-bit Raspberry Pi OS), and the shim passes a `long`.
-        enb_curl_easy_setopt_long(easy, CURLOPT_MAXFILESIZE, request.maximumBytes)
-        enb_curl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, transfer.errorText)
-        if let caFile = request.caFile { enb_curl_easy_setopt_ptr(easy, CURLOPT_CAINFO, caFile) }
+        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_MAXFILESIZE, request.maximumBytes)
+        enb_curl_easy_setopt_ptr(library.easySetopt, easy, CURLOPT_ERRORBUFFER, transfer.errorText)
+        if let caFile = request.caFile { enb_curl_easy_setopt_ptr(library.easySetopt, easy, CURLOPT_CAINFO, caFile) }
         // libcurl leaves its sockets inheritable; a notify command spawned meanwhile must not hold them open.
-        enb_curl_easy_setopt_ptr(easy, CURLOPT_SOCKOPTFUNCTION, unsafeBitCast(Self.closeOnExec, to: UnsafeRawPointer.self))
-        enb_curl_easy_set_writer(easy, { data, size, count, userdata in
+        enb_curl_easy_setopt_ptr(library.easySetopt, easy, CURLOPT_SOCKOPTFUNCTION, unsafeBitCast(Self.closeOnExec, to: UnsafeRawPointer.self))
+        enb_curl_easy_set_writer(library.easySetopt, easy, { data, size, count, userdata in
             guard let data, let userdata else { return 0 }
             let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
             let n = size * count
@@ -155,9 +195,9 @@ public final class HTTPClient {
             return n
         }, Unmanaged.passUnretained(transfer).toOpaque())
         transfers[easy] = transfer
-        guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
+        guard library.multiAddHandle(multi, easy) == CURLM_OK else {
             transfers[easy] = nil
-            curl_easy_cleanup(easy)
+            library.easyCleanup(easy)
             loop.schedule(after: .zero) { completion(.failure(.transport("libcurl refused the transfer"))) }
             return nil
         }
@@ -190,7 +230,8 @@ public final class HTTPClient {
             if readiness.contains(.writable) { mask |= CURL_CSELECT_OUT }
             if readiness.contains(.error) || readiness.contains(.invalid) { mask |= CURL_CSELECT_ERR }
             var running: Int32 = 0
-            curl_multi_socket_action(self.multi, socket, mask, &running)
+            guard let curl = self.curl, let multi = self.multiHandle else { return }
+            _ = curl.multiSocketAction(multi, socket, mask, &running)
             self.collectFinished()
         }
     }
@@ -213,14 +254,16 @@ public final class HTTPClient {
             guard let self else { return }
             self.timer = nil
             var running: Int32 = 0
-            curl_multi_socket_action(self.multi, CURL_SOCKET_TIMEOUT, 0, &running)
+            guard let curl = self.curl, let multi = self.multiHandle else { return }
+            _ = curl.multiSocketAction(multi, CURL_SOCKET_TIMEOUT, 0, &running)
             self.collectFinished()
         }
     }
 
     private func collectFinished() {
         var remaining: Int32 = 0
-        while let message = curl_multi_info_read(multi, &remaining) {
+        guard let curl, let multi = multiHandle else { return }
+        while let message = curl.multiInfoRead(multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                   let transfer = transfers[easy] else { continue }
             let code = message.pointee.data.result
@@ -233,13 +276,14 @@ public final class HTTPClient {
             return .failure(.tooLarge(limit: transfer.request.maximumBytes))
         }
         var status = 0
-        enb_curl_easy_getinfo_long(transfer.easy, CURLINFO_RESPONSE_CODE, &status)
+        guard let curl else { return .failure(.transport("libcurl was unloaded")) }
+        enb_curl_easy_getinfo_long(curl.easyGetinfo, transfer.easy, CURLINFO_RESPONSE_CODE, &status)
         if code == CURLE_HTTP_RETURNED_ERROR { return .failure(.httpStatus(status)) }
         // A missing file:// file reads as HTTP's 404, so a folder and a server are handled alike.
         if code == CURLE_FILE_COULDNT_READ_FILE { return .failure(.httpStatus(404)) }
         guard code == CURLE_OK else {
             let detail = transfer.errorText.pointee != 0
-                ? String(cString: transfer.errorText) : String(cString: curl_easy_strerror(code))
+                ? String(cString: transfer.errorText) : (curl.easyStrerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)")
             return .failure(.transport("\(transfer.request.url): \(detail)"))
         }
         // file:// answers 0; HTTP must be 2xx.
@@ -249,9 +293,12 @@ public final class HTTPClient {
 
     fileprivate func finish(_ transfer: Transfer, with result: Result<[UInt8], Failure>?) {
         guard transfers.removeValue(forKey: transfer.easy) != nil else { return }
-        curl_multi_remove_handle(multi, transfer.easy)
-        curl_easy_cleanup(transfer.easy)
+        if let curl, let multi = multiHandle {
+            _ = curl.multiRemoveHandle(multi, transfer.easy)
+            curl.easyCleanup(transfer.easy)
+        }
         if let result { transfer.completion(result) }
+        scheduleUnloadIfIdle()
     }
 }
 
