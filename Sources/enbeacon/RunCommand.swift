@@ -11,7 +11,7 @@ import Glibc
 enum RunCommand {
     static let help = """
         usage: enbeacon [run] [--board NAME|PATH] [--transport SPEC] [--data DIR] [--config FILE]
-                            [--set KEY=VALUE]... [--btsnoop FILE] [--seconds N] [--log LEVEL]
+                            [--set KEY=VALUE]... [--console WHERE] [--btsnoop FILE] [--seconds N] [--log LEVEL]
 
         Runs the agent: advertises rotating Rolling Proximity Identifiers and scans for others.
           --board NAME|PATH  a board profile: a file of key = value lines, or a name (built in:
@@ -24,6 +24,8 @@ enum RunCommand {
                              the console's config set writes it back
           --set KEY=VALUE    override one configuration key for this run (repeatable)
           --btsnoop FILE     log all HCI traffic in btsnoop format (btmon -r FILE, Wireshark)
+          --console WHERE    stdin, none, or a serial DEVICE[,BAUD] for the console (default: stdin
+                             when it is a terminal or a pipe); enbeacon ctl reaches DATA/console.sock
           --seconds N        stop cleanly after N seconds
           --log LEVEL        error, warn, info (default) or debug; one line each on stderr
         SIGTERM and SIGINT stop cleanly.
@@ -39,6 +41,7 @@ enum RunCommand {
         var dataDirectory: String
         var seconds: Int?
         var logLevel: Logger.Level
+        var console: ConsoleSpec = .automatic
         var configuration: Configuration
         var configurationFile: ConfigurationFile?
     }
@@ -79,10 +82,16 @@ enum RunCommand {
         } catch {
             throw UsageError(c, error.location == "--set" ? "\(error)" : "--config \(error)")
         }
+        var console = ConsoleSpec.automatic
+        if let text = try arguments.option("--console") {
+            do { console = try ConsoleSpec(parsing: text) } catch { throw UsageError(c, "--console: \(error)") }
+        }
         try arguments.finish()
-        return Request(board: board, transport: transport, btsnoop: btsnoop, dataDirectory: dataDirectory,
-                       seconds: seconds, logLevel: level, configuration: configuration,
-                       configurationFile: configurationFile)
+        var request = Request(board: board, transport: transport, btsnoop: btsnoop, dataDirectory: dataDirectory,
+                              seconds: seconds, logLevel: level, configuration: configuration,
+                              configurationFile: configurationFile)
+        request.console = console
+        return request
     }
 
     static func loadBoard(_ name: String, command c: String) throws(UsageError) -> BoardProfile {
@@ -154,7 +163,22 @@ enum RunCommand {
                 loop.stop()
             }
         }
+        // The console: the same commands on stdin (or a serial line) and on DATA/console.sock for `enbeacon ctl`.
+        let table = AgentConsole.commandTable(for: agent, stop: { loop.stop() })
+        let server = ConsoleSocketServer(loop: loop, table: table,
+                                         path: ConsoleSocketServer.path(dataDirectory: request.dataDirectory), log: log)
+        do { try server.start() } catch { log.error("console socket: \(error)") }
+        var session: ConsoleSession?
+        do {
+            session = try ConsoleSession.open(request.console, loop: loop, table: table,
+                                              history: ConsoleHistoryFile(dataDirectory: request.dataDirectory), log: log)
+            session?.start()
+        } catch {
+            log.error("console \(request.console): \(error)")
+        }
         loop.run()
+        session?.close()
+        server.stop()
         agent.stop()
         snoop?.close()
         log.info("stopped: \(agent.advertiser.rotations) rotations, \(agent.scanner.scans) scans, "
