@@ -44,7 +44,7 @@ public final class Simulation {
     public func addPhone(at position: RadioPosition, txPower: Int8 = -4) -> SimulatedPhone {
         var g = Randomness.seeded(seed &+ 0x5EED &+ UInt64(phones.count)).generator(for: "phone")
         let phone = SimulatedPhone(radio: radio, at: position, txPower: txPower, schedule: schedule,
-                                   generator: SplitGenerator(seed: g.next()))
+                                   generator: SplitMix64(seed: g.next()))
         phones.append(phone)
         return phone
     }

@@ -1,3 +1,4 @@
+import ENCore
 /// The rhythm of a badge's day as the scan scheduler makes it: a scan every 210–300 s (4 s long), each
 /// bringing its share of the day's sightings at once when its window closes. Deterministic.
 ///

@@ -61,7 +61,7 @@ enum BenchCommand {
 
     /// Diagnosis key i of the benchmark: reproducible, so an export file written once can be matched again.
     static func benchKey(_ i: Int) -> DiagnosisKey {
-        var g = SplitGenerator(seed: UInt64(i) &* 0x9E37_79B9_7F4A_7C15)
+        var g = SplitMix64(seed: UInt64(i) &* 0x9E37_79B9_7F4A_7C15)
         let tek = TemporaryExposureKey.generate(for: ENIntervalNumber(benchStart.value + UInt32(i % 2) * 144), using: &g)
         return DiagnosisKey(tek: tek, transmissionRiskLevel: 4)
     }
@@ -70,7 +70,7 @@ enum BenchCommand {
     static func benchSightings(keys keyCount: Int, sightings sightingCount: Int,
                                schedule: KeySchedule) -> (sightings: [Sighting], planted: Int) {
         let start = benchStart
-        var rng = SplitGenerator(seed: 0xE4BEAC04)
+        var rng = SplitMix64(seed: 0xE4BEAC04)
         var sightings: [Sighting] = []
         sightings.reserveCapacity(sightingCount)
         var planted = 0

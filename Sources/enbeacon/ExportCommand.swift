@@ -1,3 +1,4 @@
+import Agent
 import ENCore
 
 /// `enbeacon export decode` and `enbeacon export verify`: an export file taken apart for a person or a
@@ -214,7 +215,7 @@ enum ExportCommand {
             var o = JSONObject()
             o.string("file", path)
             o.bool("verified", true)
-            o.raw("verifiedBy", JSON.array(verified.verifiedBy.map { JSON.string($0.description) }))
+            o.raw("verifiedBy", JSON.array(verified.verifiedBy.map { JSONText.quoted($0.description) }))
             o.string("key", keyPath)
             o.raw("header", KeyPresentation.headerJSON(h).text)
             out.write(o.text + "\n")

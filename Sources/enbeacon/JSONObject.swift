@@ -1,3 +1,4 @@
+import Agent
 /// JSON text written by hand (no Foundation): the `--json` documents of the export and match commands.
 ///
 /// A `JSONObject` collects members as already-encoded values, so objects nest by passing one's `text` to
@@ -6,9 +7,9 @@ struct JSONObject {
     private var members: [String] = []
 
     /// Adds `"name": value`, where `value` is already JSON.
-    mutating func raw(_ name: String, _ value: String) { members.append(JSON.string(name) + ":" + value) }
-    mutating func string(_ name: String, _ value: String) { raw(name, JSON.string(value)) }
-    mutating func string(_ name: String, _ value: String?) { raw(name, value.map(JSON.string) ?? "null") }
+    mutating func raw(_ name: String, _ value: String) { members.append(JSONText.quoted(name) + ":" + value) }
+    mutating func string(_ name: String, _ value: String) { raw(name, JSONText.quoted(value)) }
+    mutating func string(_ name: String, _ value: String?) { raw(name, value.map(JSONText.quoted) ?? "null") }
     mutating func integer(_ name: String, _ value: some BinaryInteger) { raw(name, "\(value)") }
     mutating func integer(_ name: String, _ value: Int?) { raw(name, value.map { "\($0)" } ?? "null") }
     mutating func number(_ name: String, _ value: Double) { raw(name, JSON.number(value)) }
@@ -17,29 +18,9 @@ struct JSONObject {
     var text: String { "{" + members.joined(separator: ",") + "}" }
 }
 
-enum JSON {
-    /// A quoted JSON string: `"` and `\` escaped, control characters as \n, \t … or \u00XX. Everything
-    /// else is passed through as UTF-8, which JSON allows.
-    static func string(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
 
+/// Numbers and arrays for the hand-written documents; strings are quoted by `JSONText.quoted`.
+enum JSON {
     /// Whole numbers without a fraction (900, not 900.0); others in Swift's shortest round-trip form, which
     /// is valid JSON. JSON has no NaN or infinity: those become null.
     static func number(_ value: Double) -> String {

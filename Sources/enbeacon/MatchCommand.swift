@@ -242,7 +242,7 @@ extension MatchCommand {
                 var x = JSONObject()
                 x.string("file", e.path)
                 x.raw("header", KeyPresentation.headerJSON(e.header).text)
-                x.raw("verifiedBy", JSON.array(e.verifiedBy.map { JSON.string($0.description) }))
+                x.raw("verifiedBy", JSON.array(e.verifiedBy.map { JSONText.quoted($0.description) }))
                 x.raw("skipped", KeyPresentation.json(e.skipped).text)
                 return x.text
             }))

@@ -1,3 +1,4 @@
+import ENCore
 import Foundation
 import Glibc
 import Testing

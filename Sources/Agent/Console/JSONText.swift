@@ -10,7 +10,9 @@ public enum JSONText {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case let s where s.value < 0x20:
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            case let s where s.value < 0x20 || s.value == 0x7F:
                 let hex = String(s.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)

@@ -1,19 +1,14 @@
+import ENCore
 /// The virtual radio's source of chance: advertising delays, phases and signal noise.
 ///
 /// SplitMix64, seeded by the caller, so a simulation with the same seed and the same inputs hears
 /// exactly the same RSSI values at exactly the same instants on every run and every machine.
 struct RadioRandom: RandomNumberGenerator {
-    private var state: UInt64
+    private var source: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { source = SplitMix64(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { source.next() }
 
     /// A standard-normal-looking sample: the sum of four uniforms, centred and scaled to unit variance.
     ///
