@@ -106,8 +106,24 @@ public final class Agent {
         }
     }
 
+    /// Whether Exposure Notification is on (`en on` / `en off`); off keeps every stored datum.
+    public private(set) var exposureNotificationEnabled = true
+
+    public func setExposureNotification(enabled: Bool) {
+        guard enabled != exposureNotificationEnabled else { return }
+        exposureNotificationEnabled = enabled
+        if enabled {
+            startRadioServicesIfPossible()
+        } else {
+            advertiser.stop()
+            scanner.stop()
+            started = false
+            log.info("Exposure Notification off: not advertising or scanning")
+        }
+    }
+
     private func startRadioServicesIfPossible() {
-        guard !started, clock.isTrusted, driver.phase == .ready else { return }
+        guard !started, exposureNotificationEnabled, clock.isTrusted, driver.phase == .ready else { return }
         started = true
         advertiser.start()
         scanner.start()

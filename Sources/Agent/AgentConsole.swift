@@ -4,8 +4,8 @@ import HCI
 import Store
 
 /// The agent's console commands (`../shared/CLI.md`), registered in a `CommandTable` that both the
-/// stdin/serial console and the unix socket (`enbeacon ctl`) serve. Read-mostly commands first; the
-/// consent commands (`keys --reveal`, `keys export`, `wipe`) and `live` follow with issue 6.
+/// stdin/serial console and the unix socket (`enbeacon ctl`) serve. Commands that reveal keys ask for
+/// consent (see `ConsentRule`); `wipe` and `live` are still to come.
 public enum AgentConsole {
     public static func commandTable(for agent: Agent, stop: @escaping () -> Void) -> CommandTable {
         let table = CommandTable()
@@ -25,15 +25,34 @@ public enum AgentConsole {
             agent.clock.trustByOperator()
             return .text("clock trusted: \(UTCDateTime(unixSeconds: agent.clock.unixSeconds))")
         })
-        table.register(ConsoleCommand("keys", summary: "own temporary exposure keys, redacted", flags: ["--json"]) { request in
+        table.register(ConsoleCommand("keys", summary: "own temporary exposure keys, redacted unless --reveal",
+                                      flags: ["--json", "--reveal"], consent: .withFlag("--reveal")) { request in
             let keys = agent.advertiser.keys
+            let reveal = request.has("--reveal")
+            func date(_ k: TemporaryExposureKey) -> String { UTCDateTime(unixSeconds: k.rollingStart.unixSeconds).date }
             if request.json {
-                let items = keys.map { "{\"rollingStart\":\($0.rollingStart.value),\"date\":\(JSONText.quoted(UTCDateTime(unixSeconds: $0.rollingStart.unixSeconds).date)),\"rollingPeriod\":\($0.rollingPeriod)}" }
+                let items = keys.map {
+                    "{\"rollingStart\":\($0.rollingStart.value),\"date\":\(JSONText.quoted(date($0))),\"rollingPeriod\":\($0.rollingPeriod)"
+                        + (reveal ? ",\"key\":\"\($0.keyData.hex)\"}" : "}")
+                }
                 return .json("{\"keys\":[\(items.joined(separator: ","))]}")
             }
             guard !keys.isEmpty else { return .text("no keys yet") }
-            return .text(keys.map { "\(UTCDateTime(unixSeconds: $0.rollingStart.unixSeconds).date)  ******** (redacted)" }
-                .joined(separator: "\n"))
+            return .text(keys.map { "\(date($0))  \(reveal ? $0.keyData.hex : "******** (redacted)")" }.joined(separator: "\n"))
+        })
+        table.register(ConsoleCommand("keys export", summary: "the last 14 days of keys as the key server's publish JSON, with consent",
+                                      consent: .always) { _ in
+            var random = SystemRandomNumberGenerator()
+            let hmacKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
+            return .json(KeyPublication.json(agent.advertiser.keys, hmacKey: hmacKey))
+        })
+        table.register(ConsoleCommand("en on", summary: "Exposure Notification on: advertise and scan") { _ in
+            agent.setExposureNotification(enabled: true)
+            return .text("Exposure Notification on")
+        })
+        table.register(ConsoleCommand("en off", summary: "Exposure Notification off: no advertising, no scanning; data kept") { _ in
+            agent.setExposureNotification(enabled: false)
+            return .text("Exposure Notification off")
         })
         table.register(ConsoleCommand("sightings", summary: "stored sightings, newest first", flags: ["--json"],
                                       options: ["--limit"]) { request in
