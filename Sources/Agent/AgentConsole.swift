@@ -5,7 +5,7 @@ import Store
 
 /// The agent's console commands (`../shared/CLI.md`), registered in a `CommandTable` that both the
 /// stdin/serial console and the unix socket (`enbeacon ctl`) serve. Commands that reveal keys ask for
-/// consent (see `ConsentRule`); `wipe` and `live` are still to come.
+/// consent (see `ConsentRule`); `wipe` is still to come.
 public enum AgentConsole {
     public static func commandTable(for agent: Agent, stop: @escaping () -> Void) -> CommandTable {
         let table = CommandTable()
@@ -143,12 +143,50 @@ public enum AgentConsole {
             agent.driver.resetController()
             return .text("controller reset")
         })
+        table.register(ConsoleCommand("live", summary: "stream received GAEN beacons: time, address, RPI, RSSI, proximity",
+                                      usage: "live [on|off]", arguments: 0...1, flags: ["--json"]) { request in
+            if request.arguments.first == "off" { return .endStream("live off") }
+            guard request.arguments.isEmpty || request.arguments.first == "on" else { return .usage("expected on or off") }
+            // JSON lines on the socket (scripts), text for a person.
+            let json = request.json || request.channel == .socket
+            var token = 0
+            let stream = ConsoleStream(onStop: { agent.removeReportObserver(token) })
+            token = agent.addReportObserver { report, time in
+                stream.send(liveLine(report, time: time, json: json))
+            }
+            return .stream(stream)
+        })
         table.register(ConsoleCommand("quit", summary: "stop the agent (console on stdin only)") { request in
             guard request.channel != .socket else { return .error("quit works on the agent's own console only") }
             stop()
             return .text("stopping")
         })
         return table
+    }
+
+    /// How near a sender is, in the words people use, from the attenuation its signal suffered.
+    /// A received beacon's TX power is inside its encrypted metadata, readable only once its key is
+    /// published, so the live view assumes a typical phone's 0 dBm; thresholds follow the v1 buckets.
+    public static func proximity(rssi: Int8?) -> String {
+        guard let rssi else { return "unknown" }
+        let attenuation = 0 - Int(rssi)
+        switch attenuation {
+        case ...51: return "immediate"
+        case ...63: return "near"
+        case ...73: return "medium"
+        default: return "far"
+        }
+    }
+
+    static func liveLine(_ report: GAENReport, time: Int64, json: Bool) -> String {
+        let rssi = report.rssi.map(String.init) ?? "null"
+        if json {
+            return "{\"time\":\(time),\"address\":\"\(report.address)\",\"rpi\":\"\(report.payload.rpi.hex)\","
+                + "\"rssi\":\(rssi),\"proximity\":\"\(proximity(rssi: report.rssi))\"}"
+        }
+        let clock = String(UTCDateTime(unixSeconds: time).description.dropFirst(11).prefix(8))
+        return "\(clock)  \(report.address)  \(report.payload.rpi.hex.prefix(8))…  \(report.rssi.map { "\($0) dBm" } ?? "no RSSI")  "
+            + proximity(rssi: report.rssi)
     }
 
     static func syncLine(_ agent: Agent) -> String {
