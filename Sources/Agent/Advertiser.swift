@@ -1,6 +1,7 @@
 import ENCore
 import EventLoop
 import HCI
+import Store
 
 /// Keeps the current RPI on air and rotates it, with its address, at a uniformly random moment in
 /// [10, 20) minutes — always with the RPI of the interval current at that moment. A new TEK is made when
@@ -64,6 +65,15 @@ public final class Advertiser {
         rotationTimer = nil
         nextRotation = nil
         radio.stopBroadcasting()
+    }
+
+    /// Deletes every own key (the console's `wipe`). A running advertiser at once makes, stores and broadcasts
+    /// a fresh key, under a fresh address: nothing on air links back to the deleted keys.
+    public func removeAllKeys() throws(FileError) {
+        try keyFile?.save([])
+        keys = []
+        tek = nil
+        if isRunning { rotate() }
     }
 
     /// Changes RPI and address now, then schedules the next rotation.

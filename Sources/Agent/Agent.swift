@@ -118,6 +118,15 @@ public final class Agent {
         }
     }
 
+    /// Deletes every TEK, sighting and exposure (the console's `wipe`, after consent).
+    public func wipe() throws(FileError) {
+        try advertiser.removeAllKeys()
+        aggregator = ScanAggregator()
+        try store.removeAll()
+        try exposures.removeAll()
+        log.info("wiped: keys, sightings and exposures deleted")
+    }
+
     /// Whether Exposure Notification is on (`en on` / `en off`); off keeps every stored datum.
     public private(set) var exposureNotificationEnabled = true
 

@@ -46,6 +46,11 @@ public enum AgentConsole {
             let hmacKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
             return .json(KeyPublication.json(agent.advertiser.keys, hmacKey: hmacKey))
         })
+        table.register(ConsoleCommand("wipe", summary: "delete every TEK, sighting and exposure, with consent",
+                                      consent: .always) { _ in
+            do { try agent.wipe() } catch { return .error("wipe failed: \(error)") }
+            return .text("wiped: keys, sightings and exposures deleted; a fresh key is on air")
+        })
         table.register(ConsoleCommand("en on", summary: "Exposure Notification on: advertise and scan") { _ in
             agent.setExposureNotification(enabled: true)
             return .text("Exposure Notification on")
@@ -54,12 +59,18 @@ public enum AgentConsole {
             agent.setExposureNotification(enabled: false)
             return .text("Exposure Notification off")
         })
-        table.register(ConsoleCommand("sightings", summary: "stored sightings, newest first", flags: ["--json"],
-                                      options: ["--limit"]) { request in
+        table.register(ConsoleCommand("sightings", summary: "stored sightings, newest first",
+                                      usage: "sightings [--since DURATION] [--limit N] [--json]", flags: ["--json"],
+                                      options: ["--limit", "--since"]) { request in
             let limit = request.option("--limit").flatMap(Int.init) ?? 20
             guard limit > 0 && limit <= 10_000 else { return .usage("--limit: expected 1-10000") }
+            var since = Int64.min
+            if let text = request.option("--since") {
+                guard let seconds = durationSeconds(text) else { return .usage("--since: expected a duration like 30m, 2h or 3d") }
+                since = agent.clock.unixSeconds - seconds
+            }
             let found: [Sighting]
-            do { found = try agent.store.newestFirst(limit: limit) } catch { return .error("\(error)") }
+            do { found = try agent.store.newestFirst(since: since, limit: limit) } catch { return .error("\(error)") }
             if request.json {
                 let items = found.map { "{\"rpi\":\"\($0.rpi.hex)\",\"aem\":\"\($0.aem.hex)\",\"time\":\($0.firstSeen),\"rssiMax\":\($0.rssiMax),\"rssiMean\":\($0.rssiMean),\"reports\":\($0.reports)}" }
                 return .json("{\"sightings\":[\(items.joined(separator: ","))]}")
@@ -86,8 +97,19 @@ public enum AgentConsole {
             case .clockNotTrusted: return .error("the clock is not trusted yet: time trust, or wait for NTP")
             }
         })
-        table.register(ConsoleCommand("exposures", summary: "exposures found", flags: ["--json"]) { request in
+        table.register(ConsoleCommand("exposures", summary: "exposures found; --daily: v2 daily summaries",
+                                      usage: "exposures [--daily] [--json]", flags: ["--json", "--daily"]) { request in
             let found = agent.exposures.exposures
+            if request.has("--daily") {
+                let days = ExposureScoring.dailySummaries(of: found, v2: agent.keySync.settings.riskV2)
+                if request.json {
+                    let items = days.map { "{\"date\":\(JSONText.quoted("\($0.date)")),\"scoreSum\":\($0.overall.scoreSum),\"maximumScore\":\($0.overall.maximumScore),\"weightedDurationSum\":\($0.overall.weightedDurationSum)}" }
+                    return .json("{\"dailySummaries\":[\(items.joined(separator: ","))]}")
+                }
+                guard !days.isEmpty else { return .text("no exposures") }
+                return .text(days.map { "\($0.date)  score sum \(Int($0.overall.scoreSum)), maximum \(Int($0.overall.maximumScore)), "
+                    + "weighted duration \(Int($0.overall.weightedDurationSum)) s" }.joined(separator: "\n"))
+            }
             if request.json {
                 let items = found.map { "{\"date\":\(JSONText.quoted("\($0.date)")),\"durationMinutes\":\($0.durationMinutes),\"riskScore\":\($0.riskScore),\"typicalAttenuation\":\($0.typicalAttenuation)}" }
                 return .json("{\"exposures\":[\(items.joined(separator: ","))]}")
@@ -162,6 +184,15 @@ public enum AgentConsole {
             return .text("stopping")
         })
         return table
+    }
+
+    /// `90s`, `30m`, `2h`, `3d` (or plain seconds) in seconds; nil for anything else.
+    public static func durationSeconds(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        if let unit = text.last, let factor = units[unit], let n = Int64(text.dropLast()), n >= 0, n <= 365 * 86_400 {
+            return n * factor
+        }
+        return Int64(text).flatMap { $0 >= 0 ? $0 : nil }
     }
 
     /// How near a sender is, in the words people use, from the attenuation its signal suffered.

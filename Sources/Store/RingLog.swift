@@ -175,6 +175,19 @@ public final class RingLog {
         }
     }
 
+    /// Deletes every record: a fresh empty segment replaces all others (sequence numbers keep rising, so
+    /// nothing deleted can be mistaken for something new after a crash mid-way).
+    public func removeAll() throws(FileError) {
+        try startSegment()
+        while segments.count > 1 {
+            try fileSystem.removeFile(path(of: segments[0]))
+            segments.removeFirst()
+            statistics.segmentsRemoved += 1
+        }
+        try fileSystem.synchronizeDirectory(directory)
+        statistics.directorySyncs += 1
+    }
+
     /// Visits the valid records whose time is at or after `cutoff`, reading one segment at a time.
     public func forEachRecord(order: ReadOrder = .oldestFirst, notBefore cutoff: Int64 = .min,
                               _ visit: (Record) -> VisitDecision) throws(FileError) {

@@ -67,6 +67,12 @@ public final class SightingStore {
 
     /// Expires sightings first seen more than `settings.retention` seconds before `now` (Unix seconds):
     /// hidden from every read at once, removed from disk segment by segment.
+    /// Deletes every sighting, stored or waiting for a flush (the console's `wipe`).
+    public func removeAll() throws(FileError) {
+        pending.removeAll()
+        try log.removeAll()
+    }
+
     public func prune(now: Int64) throws(FileError) {
         // Follows the clock both ways: a clock corrected backwards must not hide recent sightings.
         retentionCutoff = now - settings.retention

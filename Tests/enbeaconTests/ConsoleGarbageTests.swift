@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// Garbage is harmless: 1 MB of random bytes on the agent's console (stdin pipe) and on its unix socket,
+/// and afterwards it still advertises and answers `status` on both.
+@Suite struct ConsoleGarbageTests {
+    /// Sends `bytes` to DIR/console.sock over as many connections as the server's line limit needs.
+    func sendToSocket(_ path: String, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { return }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                for (i, b) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
+            }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            if connected == 0 {
+                let chunk = Array(bytes[offset..<min(bytes.count, offset + 64 * 1024)])
+                _ = chunk.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+            close(fd)
+            offset += 64 * 1024
+        }
+    }
+
+    @Test func randomBytesOnTheConsoleAndTheSocketChangeNothing() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("enbeacon-garbage-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let agent = Process()
+        agent.executableURL = Enbeacon.binary
+        agent.arguments = ["run", "--data", dir, "--seconds", "90", "--console", "stdin"]
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        agent.standardInput = stdin
+        agent.standardOutput = stdout
+        agent.standardError = stderr
+        try agent.run()
+        defer { if agent.isRunning { agent.terminate() } }
+        var log = ""
+        let deadline = Date().addingTimeInterval(30)
+        while !log.contains("controller ready"), Date() < deadline {
+            let chunk = stderr.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            log += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(log.contains("controller ready"))
+
+        var rng = SystemRandomNumberGenerator()
+        let garbage = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        // Written from another thread: the agent answers (error lines) while it reads, and both pipes must flow.
+        let output = OutputCollector(stdout.fileHandleForReading)
+        stdin.fileHandleForWriting.write(Data(garbage))
+        stdin.fileHandleForWriting.write(Data("\nstatus\n".utf8))
+        sendToSocket(dir + "/console.sock", garbage)
+
+        let status = try Enbeacon.run(["ctl", "--data", dir, "--json", "status"])
+        #expect(status.status == 0, "stderr: \(status.stderr)")
+        let document = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        #expect(document?["controller"] as? String == "ready")
+        #expect(document?["advertising"] as? Bool == true)
+
+        try stdin.fileHandleForWriting.close()
+        kill(agent.processIdentifier, SIGTERM)
+        agent.waitUntilExit()
+        #expect(agent.terminationStatus == 0)
+        #expect(output.text().contains("clock        trusted"), "the console answered status after the garbage")
+    }
+}
+
+/// Reads a pipe to its end on a background thread, so the child never blocks on a full pipe.
+final class OutputCollector: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+    init(_ handle: FileHandle) {
+        Thread {
+            self.data = handle.readDataToEndOfFile()
+            self.done.signal()
+        }.start()
+    }
+    func text() -> String {
+        done.wait()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
