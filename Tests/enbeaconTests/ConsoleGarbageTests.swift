@@ -23,6 +23,13 @@ import Testing
             if connected == 0 {
                 let chunk = Array(bytes[offset..<min(bytes.count, offset + 64 * 1024)])
                 _ = chunk.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                // Like a real client: stop sending, then read until the agent closes the connection, so
+                // the next one does not find every console slot still taken (the server caps them at 8).
+                shutdown(fd, Int32(SHUT_WR))
+                var timeout = timeval(tv_sec: 10, tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                var sink = [UInt8](repeating: 0, count: 4096)
+                while sink.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, 0) }) > 0 {}
             }
             close(fd)
             offset += 64 * 1024
