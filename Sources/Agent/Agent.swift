@@ -42,20 +42,19 @@ public final class Agent {
     private let log: Logger
     private var started = false
     public private(set) var reportsHeard = 0
-    /// Observes every GAEN report the radio hears (simulations).
-    public var onReport: (GAENReport) -> Void = { _ in }
-    /// Further observers, each with a token to remove it by (the console's `live` streams).
-    private var reportObservers: [Int: (GAENReport, Int64) -> Void] = [:]
+    /// Observers of every GAEN report the radio hears (the console's `live`, simulations), in the order
+    /// they were added, so that simulations stay deterministic.
+    private var reportObservers: [(token: Int, observe: (GAENReport, Int64) -> Void)] = []
     private var nextObserver = 0
 
     /// Calls `observer` with every GAEN report and its Unix time until `removeReportObserver(token)`.
     public func addReportObserver(_ observer: @escaping (GAENReport, Int64) -> Void) -> Int {
         nextObserver += 1
-        reportObservers[nextObserver] = observer
+        reportObservers.append((nextObserver, observer))
         return nextObserver
     }
 
-    public func removeReportObserver(_ token: Int) { reportObservers[token] = nil }
+    public func removeReportObserver(_ token: Int) { reportObservers.removeAll { $0.token == token } }
     /// Observes the sightings of each finished scan.
     public var onSightings: ([Sighting]) -> Void = { _ in }
     public private(set) var sightingsRecorded = 0
@@ -221,9 +220,8 @@ public final class Agent {
 
     private func heard(_ report: GAENReport) {
         reportsHeard += 1
-        onReport(report)
         let unixSeconds = clock.unixSeconds - (loop.now - report.receivedAt).nanosecondsValue / 1_000_000_000
-        for observer in reportObservers.values { observer(report, unixSeconds) }
+        for observer in reportObservers { observer.observe(report, unixSeconds) }
         aggregator.add(rpi: report.payload.rpi, aem: report.payload.aem, rssi: report.rssi, at: unixSeconds)
         log.debug("sighting rpi \(report.payload.rpi.hex) aem \(report.payload.aem.hex) "
                   + "rssi \(report.rssi.map(String.init) ?? "n/a") address \(report.address)")

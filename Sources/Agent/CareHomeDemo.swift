@@ -83,7 +83,7 @@ public struct CareHomeDemo {
         // one line when the scan ends: who this badge heard, and how strongly.
         var pending: [String: (time: Int64, heard: [String])] = [:]
         for badge in badges {
-            badge.agent.onReport = { report in
+            _ = badge.agent.addReportObserver { report, _ in
                 guard let other = who(report.address) else { return }
                 if other == firstResidentBadge { metFirst.names.insert(badge.name) }
                 if firstMeetings.insert("\(badge.name)|\(other)").inserted {

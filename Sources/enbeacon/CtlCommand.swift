@@ -29,7 +29,7 @@ enum CtlCommand {
     }
 
     /// The request, or nil when ctl's own help was asked for. Only options before the command are ctl's.
-    static func parse(_ arguments: [String], environment: (String) -> String?) throws(UsageError) -> Request? {
+    static func parse(_ arguments: [String]) throws(UsageError) -> Request? {
         var dataDirectory: String?
         var json = false
         var index = 0
@@ -56,8 +56,7 @@ enum CtlCommand {
         if words.contains(where: { $0.unicodeScalars.contains { $0 == "\n" || $0 == "\r" || $0 == "\0" } }) {
             throw UsageError("ctl", "an argument contains a line break")
         }
-        let directory = dataDirectory ?? environment("STATE_DIRECTORY")
-            ?? environment("HOME").map { $0 + "/.local/state/enbeacon" } ?? "/var/lib/enbeacon"
+        let directory = dataDirectory ?? DefaultDataDirectory.path
         return Request(dataDirectory: directory, json: json, words: words)
     }
 

@@ -112,8 +112,7 @@ enum Enbeacon {
         case "ctl":
             // Not `wantsHelp`: `--help` after the console command is the agent's (ctl keys --help).
             do {
-                let environment = { (name: String) in getenv(name).map { String(cString: $0) } }
-                guard let request = try CtlCommand.parse(Array(argv), environment: environment) else {
+                guard let request = try CtlCommand.parse(Array(argv)) else {
                     out.write(CtlCommand.help + "\n")
                     finish()
                 }

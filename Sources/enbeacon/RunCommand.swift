@@ -57,10 +57,7 @@ enum RunCommand {
             do { transport = try TransportSpec(parsing: text) } catch { throw UsageError(c, "--transport \(error)") }
         }
         let btsnoop = try arguments.option("--btsnoop")
-        let environment = { (name: String) in getenv(name).map { String(cString: $0) } }
-        let dataDirectory = try arguments.option("--data")
-            ?? environment("STATE_DIRECTORY")
-            ?? environment("HOME").map { $0 + "/.local/state/enbeacon" } ?? "/var/lib/enbeacon"
+        let dataDirectory = try arguments.option("--data") ?? DefaultDataDirectory.path
         var seconds: Int?
         if let text = try arguments.option("--seconds") {
             guard let n = Int(text), n > 0 else { throw UsageError(c, "--seconds: expected a positive number, got '\(text)'") }

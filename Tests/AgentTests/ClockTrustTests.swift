@@ -14,7 +14,7 @@ import Testing
                                      clockProbe: SwitchableClockProbe(synchronised: false))
         let listener = try sim.addBadge("listener", at: RadioPosition(x: 1, y: 0))
         var heardUntrusted = 0
-        listener.agent.onReport = { r in if r.address == badge.controller.state.randomAddress { heardUntrusted += 1 } }
+        _ = listener.agent.addReportObserver { r, _ in if r.address == badge.controller.state.randomAddress { heardUntrusted += 1 } }
 
         sim.run(for: .seconds(3600))
         #expect(badge.agent.driver.phase == .ready, "the controller is initialised meanwhile")

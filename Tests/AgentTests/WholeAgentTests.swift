@@ -20,7 +20,7 @@ import Testing
         var firstSeen = Set<Bytes16>()
         var unstoredAtFirstSight: [String] = []
         for receiver in badges {
-            receiver.agent.onReport = { report in
+            _ = receiver.agent.addReportObserver { report, _ in
                 guard let sender = badges.first(where: { $0.controller.state.randomAddress == report.address }) else { return }
                 heard["\(receiver.name)<-\(sender.name)", default: []].append(report.receivedAt)
                 if firstSeen.insert(report.payload.rpi).inserted {

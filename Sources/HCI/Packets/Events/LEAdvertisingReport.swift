@@ -8,7 +8,7 @@ public struct LEAdvertisingReport: Hashable, Sendable {
     /// Subevent parameters left after the subevent code.
     static let maximumParameterLength = HCIEvent.maximumParameterLength - 1
 
-    public struct Report: Hashable, Sendable {
+    public struct Report: Hashable, Sendable, AdvertisingReportEntry {
         public static let maximumDataLength = 31
         /// Every field but the data: type, address type, address, length, RSSI.
         static let fixedLength = 10
@@ -82,30 +82,15 @@ public struct LEAdvertisingReport: Hashable, Sendable {
 
     /// Whether `reports` fit into a single event.
     public static func fits(_ reports: [Report]) -> Bool {
-        1 + reports.reduce(0) { $0 + $1.encodedLength } <= maximumParameterLength
+        ReportList.fits(reports, limit: maximumParameterLength)
     }
 
     public var advertisements: [ReceivedAdvertisement] { reports.map(\.advertisement) }
 
-    func encodeParameters(into buffer: inout [UInt8]) {
-        buffer.append(UInt8(reports.count))
-        for report in reports { report.encode(into: &buffer) }
-    }
+    func encodeParameters(into buffer: inout [UInt8]) { ReportList.encode(reports, into: &buffer) }
 
     /// Decodes the subevent parameters (after the subevent code), which the reports must use up exactly.
     init(parameters: ArraySlice<UInt8>) throws(HCIDecodeError) {
-        var reader = ByteReader(parameters)
-        let count = Int(try reader.uint8())
-        guard count > 0 else { throw .noReports }
-        // Each report needs at least its fixed fields, so a count that cannot fit is caught before
-        // any allocation sized by it.
-        guard count * Report.fixedLength <= reader.remaining else {
-            throw .reportCountOverrun(count: count, available: reader.remaining)
-        }
-        var reports: [Report] = []
-        reports.reserveCapacity(count)
-        for _ in 0..<count { reports.append(try Report(from: &reader)) }
-        try reader.finish()
-        self.reports = reports
+        reports = try ReportList.decode(parameters)
     }
 }

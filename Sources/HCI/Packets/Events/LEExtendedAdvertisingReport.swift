@@ -4,7 +4,7 @@ public struct LEExtendedAdvertisingReport: Hashable, Sendable {
     public static let subeventCode: UInt8 = 0x0D
     static let maximumParameterLength = HCIEvent.maximumParameterLength - 1
 
-    public struct Report: Hashable, Sendable {
+    public struct Report: Hashable, Sendable, AdvertisingReportEntry {
         /// Every field but the data, from Event_Type to Data_Length.
         static let fixedLength = 24
         public static let maximumDataLength = LEExtendedAdvertisingReport.maximumParameterLength - 1 - fixedLength
@@ -104,28 +104,15 @@ public struct LEExtendedAdvertisingReport: Hashable, Sendable {
 
     /// Whether `reports` fit into a single event.
     public static func fits(_ reports: [Report]) -> Bool {
-        1 + reports.reduce(0) { $0 + $1.encodedLength } <= maximumParameterLength
+        ReportList.fits(reports, limit: maximumParameterLength)
     }
 
     public var advertisements: [ReceivedAdvertisement] { reports.map(\.advertisement) }
 
-    func encodeParameters(into buffer: inout [UInt8]) {
-        buffer.append(UInt8(reports.count))
-        for report in reports { report.encode(into: &buffer) }
-    }
+    func encodeParameters(into buffer: inout [UInt8]) { ReportList.encode(reports, into: &buffer) }
 
     /// Decodes the subevent parameters (after the subevent code), which the reports must use up exactly.
     init(parameters: ArraySlice<UInt8>) throws(HCIDecodeError) {
-        var reader = ByteReader(parameters)
-        let count = Int(try reader.uint8())
-        guard count > 0 else { throw .noReports }
-        guard count * Report.fixedLength <= reader.remaining else {
-            throw .reportCountOverrun(count: count, available: reader.remaining)
-        }
-        var reports: [Report] = []
-        reports.reserveCapacity(count)
-        for _ in 0..<count { reports.append(try Report(from: &reader)) }
-        try reader.finish()
-        self.reports = reports
+        reports = try ReportList.decode(parameters)
     }
 }
