@@ -32,6 +32,8 @@ public final class Advertiser {
     public private(set) var currentRPI: Bytes16?
     public private(set) var rotations = 0
     public private(set) var nextRotation: MonotonicInstant?
+    /// When the RPI on air now went on air (`status` shows its age).
+    public private(set) var lastRotation: MonotonicInstant?
 
     public init(loop: any EventLoop, clock: Clock, radio: GAENRadio, schedule: KeySchedule, settings: Settings = Settings(),
                 generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), keyFile: KeyFile? = nil,
@@ -64,6 +66,7 @@ public final class Advertiser {
         if let rotationTimer { loop.cancel(rotationTimer) }
         rotationTimer = nil
         nextRotation = nil
+        lastRotation = nil
         radio.stopBroadcasting()
     }
 
@@ -110,6 +113,7 @@ public final class Advertiser {
         let aem = schedule.aem(aemk: schedule.aemk(tek.keyData), rpi: rpi, metadata)
         radio.broadcast(AdvertisingPayload(rpi: rpi, aem: aem), using: &generator)
         currentRPI = rpi
+        lastRotation = loop.now
         rotations += 1
         log.debug("rotated: interval \(interval), address \(radio.broadcastAddress.map { "\($0)" } ?? "-")")
 

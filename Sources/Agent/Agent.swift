@@ -169,15 +169,35 @@ public final class Agent {
             candidate = try file.write(name, value, into: candidate)
             candidate.removeOverride(name)
         }
+        let keySyncPrefixes = ["keyserver.", "sync.", "risk.config", "match."]
+        apply(candidate, keySyncSettings: keySyncSettings, reconfigureKeySync: keySyncPrefixes.contains { name.hasPrefix($0) })
+        log.info("config: \(name) = \(configuration.value(of: name) ?? "")")
+    }
+
+    /// SIGHUP: reads the config file again (the `--set` overrides of this run stay in force), and the files it
+    /// names (public key, risk configuration), and applies it. A file that no longer parses, or names a file
+    /// that cannot be read, changes nothing: the error says why, and the agent goes on with the configuration
+    /// it had. Returns the keys whose values changed.
+    @discardableResult
+    public func reloadConfiguration() throws(ConfigurationError) -> [String] {
+        guard let file = settings.configurationFile else { return [] }
+        var candidate = try file.load()
+        for (name, value) in configuration.overrides.sorted(by: { $0.key < $1.key }) {
+            try candidate.override("\(name)=\(value)")
+        }
+        let keySyncSettings = try KeySyncSettings(configuration: candidate)
+        let changed = ConfigurationKey.all.filter { candidate[$0] != configuration[$0] }.map(\.name)
+        // Key sync restarts even when no value changed: the files named may have (a new public key).
+        apply(candidate, keySyncSettings: keySyncSettings, reconfigureKeySync: true)
+        return changed
+    }
+
+    private func apply(_ candidate: Configuration, keySyncSettings: KeySyncSettings, reconfigureKeySync: Bool) {
         configuration = candidate
         notifier.settings = ExposureNotifier.Settings(configuration: candidate)
         // A lower threshold covers exposures already recorded: notify them now, not at the next new one.
         notifier.notifyPending(in: exposures)
-        if name.hasPrefix("keyserver.") || name.hasPrefix("sync.") || name.hasPrefix("risk.config")
-            || name.hasPrefix("match.") {
-            keySync.reconfigure(keySyncSettings)
-        }
-        log.info("config: \(name) = \(configuration.value(of: name) ?? "")")
+        if reconfigureKeySync { keySync.reconfigure(keySyncSettings) }
     }
 
     /// Writes batched sightings to disk (and, with a trusted clock, deletes what is older than 14 days).

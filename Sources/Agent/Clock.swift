@@ -73,6 +73,18 @@ public final class Clock {
         becomeTrusted("set or confirmed by the operator")
     }
 
+    /// The operator sets the time (`time set`): the wall clock moves, the jump is handled as any other
+    /// (rotation, key re-evaluation), and the clock is trusted from then on.
+    public func set(unixSeconds: Int64) throws(WallClockError) {
+        try loop.setWallClock(unixNanoseconds: unixSeconds * 1_000_000_000)
+        check()
+        if isTrusted {
+            log.info("clock set by the operator: \(UTCDateTime(unixSeconds: unixSeconds))")
+        } else {
+            becomeTrusted("set by the operator")
+        }
+    }
+
     /// Re-reads the sync state and looks for a jump now (also done every `checkInterval`).
     public func check() {
         let now = loop.now

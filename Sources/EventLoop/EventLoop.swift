@@ -25,6 +25,11 @@ public protocol EventLoop: AnyObject {
     /// notices jumps. It is here so that the virtual loop can simulate a wall clock, jumps included.
     var unixNanoseconds: Int64 { get }
 
+    /// Sets the wall clock, for `time set` on a board without NTP or RTC. The real loop sets the system's
+    /// CLOCK_REALTIME (which needs CAP_SYS_TIME), so the rest of the system (TLS certificate checks, logs)
+    /// agrees with the badge; the virtual loop moves its simulated wall clock.
+    func setWallClock(unixNanoseconds: Int64) throws(WallClockError)
+
     /// How long a `SlicedJob` on this loop should work before yielding, unless it asks otherwise.
     var defaultSliceBudget: SliceBudget { get }
 

@@ -47,6 +47,10 @@ public final class PollLoop: EventLoop {
 
     public var unixNanoseconds: Int64 { SystemClock.realtimeNanoseconds() }
 
+    public func setWallClock(unixNanoseconds: Int64) throws(WallClockError) {
+        try SystemClock.setRealtime(nanoseconds: unixNanoseconds)
+    }
+
     // MARK: Timers
 
     @discardableResult

@@ -11,6 +11,11 @@ enum SystemClock {
         read(CLOCK_REALTIME)
     }
 
+    static func setRealtime(nanoseconds: Int64) throws(WallClockError) {
+        var time = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        guard clock_settime(CLOCK_REALTIME, &time) == 0 else { throw WallClockError(errno: errno) }
+    }
+
     private static func read(_ clock: clockid_t) -> Int64 {
         var time = timespec()
         // Cannot fail for these clock ids with a valid pointer.

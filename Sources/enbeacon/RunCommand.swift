@@ -28,7 +28,7 @@ enum RunCommand {
                              when it is a terminal or a pipe); enbeacon ctl reaches DATA/console.sock
           --seconds N        stop cleanly after N seconds
           --log LEVEL        error, warn, info (default) or debug; one line each on stderr
-        SIGTERM and SIGINT stop cleanly.
+        SIGTERM and SIGINT stop cleanly; SIGHUP reads the --config file again.
 
         Configuration keys (default in brackets):
         \(ConfigurationKey.all.map { "  \($0.name) [\($0.defaultValue)]: \($0.help)" }.joined(separator: "\n"))
@@ -104,6 +104,20 @@ enum RunCommand {
         }
     }
 
+    /// SIGHUP (`systemctl reload enbeacon`): the config file again; a broken one changes nothing.
+    static func reloadConfiguration(_ agent: Agent, file: ConfigurationFile?, log: Logger) {
+        guard let file else {
+            log.info("SIGHUP: no --config file to reload")
+            return
+        }
+        do {
+            let changed = try agent.reloadConfiguration()
+            log.info("SIGHUP: reloaded \(file.path)" + (changed.isEmpty ? ", no value changed" : ": \(changed.joined(separator: ", ")) changed"))
+        } catch {
+            log.error("SIGHUP: \(error); keeping the configuration in force")
+        }
+    }
+
     /// Runs until stopped; returns the exit status.
     static func run(_ request: Request, err: FileOutput) -> Int32 {
         let loop = PollLoop()
@@ -111,10 +125,12 @@ enum RunCommand {
             let now = UTCDateTime(unixSeconds: loop.unixNanoseconds / 1_000_000_000)
             err.write("\(now) \(level) \(message)\n")
         }
+        // Set once the agent exists; a SIGHUP before that has nothing to reload yet.
+        var reload: () -> Void = {}
         do {
             try loop.handleSignals { signal in
                 if signal == SIGHUP {
-                    log.info("SIGHUP: nothing to reload in this version")
+                    reload()
                 } else {
                     log.info("stopping on signal \(signal)")
                     loop.stop()
@@ -151,6 +167,7 @@ enum RunCommand {
             log.error("\(error)")
             return 1
         }
+        reload = { reloadConfiguration(agent, file: request.configurationFile, log: log) }
         log.info("enbeacon \(Enbeacon.version) starting on board \(request.board.name), transport \(request.transport)")
         virtualBoard?.start()
         agent.start()

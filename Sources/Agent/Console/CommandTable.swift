@@ -86,6 +86,9 @@ public final class CommandTable {
         case .deferred(let later):
             later.usageLine = { [usage = command.usage] detail in Self.usageLine(usage, detail) }
             return .reply(reply, json: request.json)
+        case .text(let text) where request.json:
+            // A command with nothing structured to say still answers --json with a JSON document.
+            return .reply(.json("{\"message\":\(JSONText.quoted(text))}"), json: true)
         default:
             return .reply(reply, json: request.json)
         }

@@ -29,6 +29,8 @@ public final class KeySync {
     private var timer: TimerHandle?
     private var timerDeadline: MonotonicInstant?
     private var started = false
+    /// Who asked `syncNow` to tell them how the run ended (the console's `sync now` waits for it).
+    private var waiters: [(SyncReport) -> Void] = []
 
     public init(loop: any EventLoop, http: HTTPClient, settings: KeySyncSettings, clock: Clock, store: SightingStore,
                 exposures: ExposureLog, notifier: ExposureNotifier, schedule: KeySchedule, dataDirectory: String,
@@ -64,18 +66,27 @@ public final class KeySync {
     /// Cancels the run in progress and the next one.
     public func stop() {
         started = false
-        run?.cancel()
-        run = nil
+        if let run {
+            run.cancel()
+            self.run = nil
+            var report = run.report
+            report.outcome = .cancelled
+            report.finishedAt = context.clock.unixSeconds
+            tellWaiters(report)
+        }
         cancelTimer()
         refreshStatus()
     }
 
-    /// Starts a run now unless one is running; the periodic schedule restarts from its end.
+    /// Starts a run now unless one is running; the periodic schedule restarts from its end. `finished`, if
+    /// given, gets the report of the run that starts or (`.alreadyRunning`) the one under way, also when it
+    /// is cancelled.
     @discardableResult
-    public func syncNow() -> SyncRequest {
+    public func syncNow(finished: ((SyncReport) -> Void)? = nil) -> SyncRequest {
         guard let server = settings.server else { return .notConfigured }
-        guard run == nil else { return .alreadyRunning }
         guard context.clock.isTrusted else { return .clockNotTrusted }
+        if let finished { waiters.append(finished) }
+        guard run == nil else { return .alreadyRunning }
         cancelTimer()
         begin(server)
         return .started
@@ -126,6 +137,13 @@ public final class KeySync {
         if started { scheduleNext(after: settings.interval) }
         refreshStatus()
         onRunFinished(report)
+        tellWaiters(report)
+    }
+
+    private func tellWaiters(_ report: SyncReport) {
+        let waiting = waiters
+        waiters = []
+        for waiter in waiting { waiter(report) }
     }
 
     private func scheduleNext(after delay: Duration) {

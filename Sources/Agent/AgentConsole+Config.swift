@@ -1,0 +1,39 @@
+/// `config list|get|set`: the configuration table, validated and persisted.
+extension AgentConsole {
+    static func registerConfigCommands(in table: CommandTable, agent: Agent) {
+        let keyNames = ArgumentCompletion.words(ConfigurationKey.all.map(\.name))
+        table.register(ConsoleCommand("config list", summary: "every configuration key, its value and where it comes from") { request in
+            let c = agent.configuration
+            if request.json {
+                return .json("{\"config\":[" + ConfigurationKey.all.map { configJSON($0, c) }.joined(separator: ",") + "]}")
+            }
+            return .text(ConfigurationKey.all.map { key in
+                "\(key.name) = \(c[key])" + (c.source(of: key) == .override ? "   (--set, this run only)" : "")
+            }.joined(separator: "\n"))
+        })
+        table.register(ConsoleCommand("config get", summary: "one configuration value", usage: "config get KEY",
+                                      arguments: 1...1, completion: keyNames) { request in
+            guard let key = ConfigurationKey.named(request.arguments[0]) else {
+                return .error("unknown key '\(request.arguments[0].printableExcerpt())' (config list shows them)")
+            }
+            return request.json ? .json(configJSON(key, agent.configuration)) : .text(agent.configuration[key])
+        })
+        table.register(ConsoleCommand("config set", summary: "change a configuration value (validated, saved)",
+                                      usage: "config set KEY VALUE", arguments: 2...2, completion: keyNames) { request in
+            do {
+                try agent.setConfiguration(request.arguments[0], to: request.arguments[1])
+            } catch {
+                return .error("\(error)")
+            }
+            guard let key = ConfigurationKey.named(request.arguments[0]) else { return .error("unknown key") }
+            return request.json ? .json(configJSON(key, agent.configuration))
+                : .text("\(key.name) = \(agent.configuration[key])")
+        })
+    }
+
+    static func configJSON(_ key: ConfigurationKey, _ c: Configuration) -> String {
+        "{\"key\":\(JSONText.quoted(key.name)),\"value\":\(JSONText.quoted(c[key])),"
+            + "\"source\":\(JSONText.quoted(c.source(of: key).rawValue)),\"default\":\(JSONText.quoted(key.defaultValue)),"
+            + "\"range\":\(JSONText.quoted(key.range))}"
+    }
+}

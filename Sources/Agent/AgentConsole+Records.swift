@@ -1,0 +1,70 @@
+import ENCore
+import Store
+
+/// `sightings`, `storage`, `exposures`: what the badge has recorded.
+extension AgentConsole {
+    static func registerRecordCommands(in table: CommandTable, agent: Agent) {
+        table.register(ConsoleCommand("sightings", summary: "stored sightings, newest first",
+                                      usage: "sightings [--since DURATION] [--limit N] [--json]",
+                                      options: ["--limit", "--since"]) { request in
+            let limit = request.option("--limit").flatMap(Int.init) ?? 20
+            guard limit > 0 && limit <= 10_000 else { return .usage("--limit: expected 1-10000") }
+            var since = Int64.min
+            if let text = request.option("--since") {
+                guard let seconds = durationSeconds(text) else { return .usage("--since: expected a duration like 30m, 2h or 3d") }
+                since = agent.clock.unixSeconds - seconds
+            }
+            let found: [Sighting]
+            do { found = try agent.store.newestFirst(since: since, limit: limit) } catch { return .error("\(error)") }
+            if request.json {
+                let items = found.map { "{\"rpi\":\"\($0.rpi.hex)\",\"aem\":\"\($0.aem.hex)\",\"time\":\($0.firstSeen),\"rssiMax\":\($0.rssiMax),\"rssiMean\":\($0.rssiMean),\"reports\":\($0.reports)}" }
+                return .json("{\"sightings\":[\(items.joined(separator: ","))]}")
+            }
+            guard !found.isEmpty else { return .text("no sightings stored") }
+            return .text(found.map { "\(UTCDateTime(unixSeconds: $0.firstSeen))  \($0.rpi.hex.prefix(8))…  \($0.rssiMax) dBm max, \($0.reports) reports" }
+                .joined(separator: "\n"))
+        })
+        table.register(ConsoleCommand("storage", summary: "bytes used, records, oldest sighting, flush state") { request in
+            let u: StoreUsage
+            do { u = try agent.store.usage() } catch { return .error("\(error)") }
+            if request.json {
+                return .json("{\"bytes\":\(u.bytes),\"segments\":\(u.segments),\"records\":\(u.records),"
+                             + "\"storedSightings\":\(u.storedSightings),\"pendingSightings\":\(u.pendingSightings),"
+                             + "\"oldestSighting\":\(JSONText.number(u.oldestSighting))}")
+            }
+            return .text("\(u.storedSightings) sightings in \(u.bytes) bytes (\(u.segments) segments), "
+                         + "\(u.pendingSightings) waiting for the next flush"
+                         + (u.oldestSighting.map { ", oldest \(UTCDateTime(unixSeconds: $0))" } ?? ""))
+        })
+        table.register(ConsoleCommand("exposures", summary: "exposures found; --daily: v2 daily summaries",
+                                      usage: "exposures [--daily] [--json]", flags: ["--daily"]) { request in
+            let found = agent.exposures.exposures
+            if request.has("--daily") {
+                let days = ExposureScoring.dailySummaries(of: found, v2: agent.keySync.settings.riskV2)
+                if request.json {
+                    let items = days.map { "{\"date\":\(JSONText.quoted("\($0.date)")),\"scoreSum\":\($0.overall.scoreSum),\"maximumScore\":\($0.overall.maximumScore),\"weightedDurationSum\":\($0.overall.weightedDurationSum)}" }
+                    return .json("{\"dailySummaries\":[\(items.joined(separator: ","))]}")
+                }
+                guard !days.isEmpty else { return .text("no exposures") }
+                return .text(days.map { "\($0.date)  score sum \(Int($0.overall.scoreSum)), maximum \(Int($0.overall.maximumScore)), "
+                    + "weighted duration \(Int($0.overall.weightedDurationSum)) s" }.joined(separator: "\n"))
+            }
+            if request.json {
+                let items = found.map { "{\"date\":\(JSONText.quoted("\($0.date)")),\"durationMinutes\":\($0.durationMinutes),\"riskScore\":\($0.riskScore),\"typicalAttenuation\":\($0.typicalAttenuation)}" }
+                return .json("{\"exposures\":[\(items.joined(separator: ","))]}")
+            }
+            guard !found.isEmpty else { return .text("no exposures") }
+            return .text(found.map { "\($0.date)  \($0.durationMinutes) min, attenuation \($0.typicalAttenuation) dB, risk score \($0.riskScore)" }
+                .joined(separator: "\n"))
+        })
+    }
+
+    /// `90s`, `30m`, `2h`, `3d` (or plain seconds) in seconds; nil for anything else.
+    public static func durationSeconds(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        if let unit = text.last, let factor = units[unit], let n = Int64(text.dropLast()), n >= 0, n <= 365 * 86_400 {
+            return n * factor
+        }
+        return Int64(text).flatMap { $0 >= 0 ? $0 : nil }
+    }
+}

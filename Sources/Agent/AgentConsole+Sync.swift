@@ -1,0 +1,61 @@
+import ENCore
+
+/// `sync`, `sync now`: key download state, and a download on demand that answers when it is done.
+extension AgentConsole {
+    static func registerSyncCommands(in table: CommandTable, agent: Agent) {
+        table.register(ConsoleCommand("sync", summary: "key download state") { request in
+            request.json ? .json(syncStatusJSON(agent)) : .text(syncLine(agent))
+        })
+        table.register(ConsoleCommand(
+            "sync now", summary: "download and match now; answers when done",
+            help: "Waits for the run (a run already under way is joined). Ctrl-C, or closing the connection, stops "
+                + "waiting; the download goes on.") { request in
+            let answer = ConsoleDeferredReply()
+            let outcome = agent.keySync.syncNow { report in answer.resolve(syncReportReply(report, json: request.json)) }
+            switch outcome {
+            case .started, .alreadyRunning: return .deferred(answer)
+            case .notConfigured: return .error("no key server is configured (keyserver.* in the config)")
+            case .clockNotTrusted: return .error("the clock is not trusted yet: time trust, time set, or wait for NTP")
+            }
+        })
+    }
+
+    static func syncReportReply(_ report: SyncReport, json: Bool) -> ConsoleReply {
+        let seconds = (report.finishedAt ?? report.startedAt) - report.startedAt
+        var outcome = "succeeded", error: String?
+        switch report.outcome {
+        case .succeeded, .running: break
+        case .cancelled: outcome = "cancelled"
+        case .failed(let reason): outcome = "failed"; error = reason
+        }
+        guard json else {
+            switch report.outcome {
+            case .failed(let reason): return .error("sync failed after \(seconds) s (\(report.summary)): \(reason)")
+            case .cancelled: return .error("sync cancelled (the configuration changed or the agent is stopping)")
+            default: return .text("sync done in \(seconds) s: \(report.summary)")
+            }
+        }
+        return .json("{\"outcome\":\(JSONText.quoted(outcome)),\"error\":\(JSONText.quotedOrNull(error)),"
+                     + "\"startedAt\":\(report.startedAt),\"finishedAt\":\(JSONText.number(report.finishedAt)),"
+                     + "\"listed\":\(report.listed),\"new\":\(report.new),\"processed\":\(report.processed),"
+                     + "\"rejected\":\(report.rejected),\"skipped\":\(report.skipped),\"retries\":\(report.retries),"
+                     + "\"bytes\":\(report.bytes),\"keys\":\(report.keys),\"matchedKeys\":\(report.matchedKeys),"
+                     + "\"revokedKeys\":\(report.revokedKeys),\"newExposures\":\(report.newExposures)}")
+    }
+
+    static func syncStatusJSON(_ agent: Agent) -> String {
+        let s = agent.keySync.status
+        return "{\"phase\":\(JSONText.quoted("\(s.phase)")),\"server\":\(JSONText.quotedOrNull(s.server)),"
+            + "\"lastSuccess\":\(JSONText.number(s.lastSuccess)),\"lastError\":\(JSONText.quotedOrNull(s.lastError)),"
+            + "\"nextSync\":\(JSONText.number(s.nextSync))}"
+    }
+
+    static func syncLine(_ agent: Agent) -> String {
+        let s = agent.keySync.status
+        var parts = ["\(s.phase)"]
+        if let t = s.lastSuccess { parts.append("last success \(UTCDateTime(unixSeconds: t))") }
+        if let e = s.lastError { parts.append("last error: \(e)") }
+        if let t = s.nextSync { parts.append("next \(UTCDateTime(unixSeconds: t))") }
+        return parts.joined(separator: ", ")
+    }
+}
