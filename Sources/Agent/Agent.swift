@@ -44,17 +44,22 @@ public final class Agent {
     public private(set) var reportsHeard = 0
     /// Observers of every GAEN report the radio hears (the console's `live`, simulations), in the order
     /// they were added, so that simulations stay deterministic.
-    private var reportObservers: [(token: Int, observe: (GAENReport, Int64) -> Void)] = []
+    private var reportObservers: [(token: Int, listen: Bool, observe: (GAENReport, Int64) -> Void)] = []
     private var nextObserver = 0
 
     /// Calls `observer` with every GAEN report and its Unix time until `removeReportObserver(token)`.
-    public func addReportObserver(_ observer: @escaping (GAENReport, Int64) -> Void) -> Int {
+    /// `listen`: the radio also listens between scan windows while this observer is registered (`live`).
+    public func addReportObserver(listen: Bool = false, _ observer: @escaping (GAENReport, Int64) -> Void) -> Int {
         nextObserver += 1
-        reportObservers.append((nextObserver, observer))
+        reportObservers.append((nextObserver, listen, observer))
+        scanner.listensBetweenScans = reportObservers.contains { $0.listen }
         return nextObserver
     }
 
-    public func removeReportObserver(_ token: Int) { reportObservers.removeAll { $0.token == token } }
+    public func removeReportObserver(_ token: Int) {
+        reportObservers.removeAll { $0.token == token }
+        scanner.listensBetweenScans = reportObservers.contains { $0.listen }
+    }
     /// Observes the sightings of each finished scan.
     public var onSightings: ([Sighting]) -> Void = { _ in }
     public private(set) var sightingsRecorded = 0
@@ -242,6 +247,8 @@ public final class Agent {
         reportsHeard += 1
         let unixSeconds = clock.unixSeconds - (loop.now - report.receivedAt).nanosecondsValue / 1_000_000_000
         for observer in reportObservers { observer.observe(report, unixSeconds) }
+        // Between scan windows the radio listens only for `live`; sightings come from the windows alone.
+        guard scanner.isInScanWindow else { return }
         aggregator.add(rpi: report.payload.rpi, aem: report.payload.aem, rssi: report.rssi, at: unixSeconds)
         log.debug("sighting rpi \(report.payload.rpi.hex) aem \(report.payload.aem.hex) "
                   + "rssi \(report.rssi.map(String.init) ?? "n/a") address \(report.address)")

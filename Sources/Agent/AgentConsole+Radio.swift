@@ -28,7 +28,8 @@ extension AgentConsole {
             let json = request.json || request.channel == .socket
             var token = 0
             let stream = ConsoleStream(onStop: { agent.removeReportObserver(token) })
-            token = agent.addReportObserver { report, time in
+            // Beacons show at once, not at the next scan window minutes away.
+            token = agent.addReportObserver(listen: true) { report, time in
                 stream.send(liveLine(report, time: time, json: json))
             }
             return .stream(stream)

@@ -4,6 +4,9 @@ import HCI
 /// Runs a short passive scan at random intervals, as phones do (Google: 4 s every 210–300 s; here 210–290 s), so every
 /// advertiser nearby is heard within five minutes while the radio mostly sleeps. Advertising continues
 /// throughout.
+///
+/// While someone watches (`live` on the console) the radio also listens between the windows, so beacons show
+/// up at once; only reports inside the windows become sightings, so what is stored does not depend on it.
 public final class ScanScheduler {
     public struct Settings: Sendable {
         public var scanDuration: Duration = .seconds(4)
@@ -21,6 +24,13 @@ public final class ScanScheduler {
     private var timer: TimerHandle?
     public private(set) var scans = 0
     public private(set) var lastScanStart: MonotonicInstant?
+    /// Inside one of the scheduled scan windows: what is heard now is recorded.
+    public private(set) var isInScanWindow = false
+    /// Listen between the windows too (while the scheduler runs); nothing heard then is recorded.
+    public var listensBetweenScans = false {
+        didSet { updateRadio() }
+    }
+    private var running = false
     /// Called when a scan window closes, with its start time.
     public var onScanFinished: (MonotonicInstant) -> Void = { _ in }
 
@@ -33,24 +43,35 @@ public final class ScanScheduler {
     }
 
     /// The first scan starts at once: a newcomer sees beacons without waiting minutes.
-    public func start() { beginScan() }
+    public func start() {
+        running = true
+        beginScan()
+    }
 
     public func stop() {
         if let timer { loop.cancel(timer) }
         timer = nil
-        radio.scanning = false
+        running = false
+        isInScanWindow = false
+        updateRadio()
+    }
+
+    private func updateRadio() {
+        radio.scanning = running && (isInScanWindow || listensBetweenScans)
     }
 
     private func beginScan() {
         let start = loop.now
         lastScanStart = start
         scans += 1
-        radio.scanning = true
+        isInScanWindow = true
+        updateRadio()
         timer = loop.schedule(after: settings.scanDuration) { [weak self] in self?.endScan(startedAt: start) }
     }
 
     private func endScan(startedAt start: MonotonicInstant) {
-        radio.scanning = false
+        isInScanWindow = false
+        updateRadio()
         onScanFinished(start)
         let span = settings.periodMax - settings.periodMin
         let jitter = span.nanosecondsValue > 0 ? Int64.random(in: 0..<span.nanosecondsValue, using: &generator) : 0

@@ -1,3 +1,4 @@
+import EventLoop
 import ENCore
 import Foundation
 import HCI
@@ -32,6 +33,45 @@ import Testing
         if case .reply(.endStream, _) = table.execute("live off", channel: .socket) {} else {
             Issue.record("live off ends a stream")
         }
+    }
+
+    /// Staff watching `live` see a beacon within seconds, not at the next scan window minutes away; what
+    /// the badge records is the same as without anyone watching.
+    @Test func liveListensBetweenScanWindowsWithoutChangingWhatIsRecorded() throws {
+        func run(watching: Bool) throws -> (secondsToFirstLine: Double?, sightings: Int, scans: Int, scanningAfter: Bool) {
+            let dir = TemporaryDirectory()
+            let sim = try Simulation(startUnixSeconds: simulationStart, seed: 22, dataRoot: dir.path)
+            let badge = try sim.addBadge("badge", at: .origin)
+            sim.addPhone(at: RadioPosition(x: 2, y: 0))
+            sim.run(for: .seconds(30))  // the first 4 s scan window is long over
+            #expect(!badge.controller.state.isScanning)
+            var firstLine: Double?
+            if watching {
+                let table = AgentConsole.commandTable(for: badge.agent, stop: {})
+                guard case .reply(.stream(let stream), _) = table.execute("live", channel: .terminal) else {
+                    throw TestFailure("live answers with a stream")
+                }
+                let started = sim.loop.now
+                stream.attach(sink: { _ in
+                    if firstLine == nil { firstLine = Double((sim.loop.now - started).nanosecondsValue) / 1e9 }
+                }, onEnd: {})
+                sim.run(for: .seconds(3600))
+                stream.end()
+            } else {
+                sim.run(for: .seconds(3600))
+            }
+            sim.run(for: .seconds(1))
+            let scanningAfter = badge.agent.scanner.isInScanWindow ? false : badge.controller.state.isScanning
+            return (firstLine, badge.agent.sightingsRecorded, badge.agent.scanner.scans, scanningAfter)
+        }
+        let watched = try run(watching: true)
+        let unwatched = try run(watching: false)
+        let seconds = try #require(watched.secondsToFirstLine, "live showed nothing in an hour")
+        #expect(seconds < 2, "first beacon after \(seconds) s")
+        #expect(watched.sightings == unwatched.sightings && watched.scans == unwatched.scans,
+                "recorded with live: \(watched.sightings) in \(watched.scans) scans; without: \(unwatched.sightings) in \(unwatched.scans)")
+        #expect(watched.sightings > 0)
+        #expect(!watched.scanningAfter, "the radio stops listening between windows once live ends")
     }
 
     @Test func proximityWordsFollowAttenuation() {
