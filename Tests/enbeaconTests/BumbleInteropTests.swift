@@ -62,6 +62,37 @@ struct BumbleInteropTests {
         #expect(try derive(tek: key.tek, interval: interval, metadata: nil).aem == aem)
     }
 
+    /// `keys export --yes` is what a health authority's server would receive; phones that met the badge
+    /// must find it from those keys. Re-derived here with `enbeacon derive` from the exported JSON alone, the
+    /// keys must give the RPI the Bumble scanner recorded.
+    @Test(.enabled(if: BumbleSession.bumbleAvailable,
+                   "Bumble is not importable by python3: pip install -r Tools/interop/requirements.txt"))
+    func exportedKeysRederiveTheRPIsTheScannerRecorded() throws {
+        let s = try BumbleSession.shared.get()
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(s.keysExport.utf8)) as? [String: Any],
+                                    "keys export printed: \(s.keysExport)")
+        let published = try #require(document["temporaryExposureKeys"] as? [[String: Any]])
+        try #require(!published.isEmpty)
+        let heardRPIs = Set(s.peerReports.filter { $0.data.count == 31 && Array($0.data.prefix(11)) == Self.gaenHeader }
+            .map { $0.data[11..<27].hexString })
+        try #require(!heardRPIs.isEmpty)
+        var derived: Set<String> = []
+        for key in published {
+            let tek = try #require((key["key"] as? String).flatMap { Data(base64Encoded: $0) }).hexString
+            let start = try #require(key["rollingStartNumber"] as? Int)
+            let period = try #require(key["rollingPeriod"] as? Int)
+            #expect(period == 144 && start % 144 == 0, "a whole day's key: \(start) + \(period)")
+            let r = try Enbeacon.run(["derive", "--tek", tek, "--interval", String(start), "--count", String(period)])
+            try #require(r.status == 0, "derive: \(r.stderr)")
+            let lines = r.stdout.split(separator: "\n")
+            #expect(lines.count == period)
+            for line in lines { derived.insert(String(line.split(separator: " ")[1])) }
+        }
+        #expect(heardRPIs.isSubset(of: derived), "heard \(heardRPIs.sorted()), none derived from the export")
+        // Only what the export format carries: no other field names a key.
+        #expect(Set(published.flatMap(\.keys)) == ["key", "rollingStartNumber", "rollingPeriod", "transmissionRisk"])
+    }
+
     @Test(.enabled(if: BumbleSession.bumbleAvailable,
                    "Bumble is not importable by python3: pip install -r Tools/interop/requirements.txt"))
     func agentRecordsTheBumblePeerAsASighting() throws {
@@ -193,6 +224,8 @@ struct BumbleSession: Sendable {
     var dataDirectoryMode: Int?
     /// The agent's --btsnoop file.
     var btsnoop: Data
+    /// What `enbeacon ctl keys export --yes` printed while the agent ran.
+    var keysExport: String
 
     static func interval(of unixSeconds: Double) -> UInt32 { UInt32(unixSeconds / 600) }
 
@@ -289,7 +322,11 @@ struct BumbleSession: Sendable {
             return peerHeard && agent.stderr.lowercased().contains(sightingPrefix)
         }
 
-        // 5. Stop the agent the way an init system does, then the Bumble side.
+        // 5. The wearer's keys, as staff would export them for a positive test (consent given with --yes).
+        let export = try Enbeacon.run(["ctl", "--data", dataDir.path, "keys", "export", "--yes"])
+        guard export.status == 0 else { throw SessionError("ctl keys export: \(export.stderr)") }
+
+        // 6. Stop the agent the way an init system does, then the Bumble side.
         agent.terminate()
         let agentStatus = agent.waitForExit(timeout: 20)
         peer.stop()
@@ -310,7 +347,7 @@ struct BumbleSession: Sendable {
             agentStderr: agent.stderr, agentStatus: agentStatus, startInterval: startInterval,
             keysText: (try? String(contentsOf: keysFile, encoding: .utf8)) ?? "",
             keysMode: mode(keysFile), dataDirectoryMode: mode(dataDir),
-            btsnoop: (try? Data(contentsOf: URL(fileURLWithPath: btsnoopPath))) ?? Data())
+            btsnoop: (try? Data(contentsOf: URL(fileURLWithPath: btsnoopPath))) ?? Data(), keysExport: export.stdout)
     }
 }
 
@@ -427,6 +464,11 @@ final class ChildProcess: @unchecked Sendable {
                 throw SessionError("timed out after \(Int(timeout)) s waiting for \(what)\n\(dump())")
             }
         }
+    }
+
+    /// Sends `signal` (SIGHUP, say) if the process still runs.
+    func send(_ signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
     }
 
     /// Sends SIGTERM if the process still runs.
