@@ -118,12 +118,27 @@ enum RunCommand {
         }
     }
 
+    /// Whether two descriptors are the same terminal device.
+    static func sameTerminal(_ a: Int32, _ b: Int32) -> Bool {
+        guard isatty(a) == 1, isatty(b) == 1 else { return false }
+        var sa = stat(), sb = stat()
+        guard fstat(a, &sa) == 0, fstat(b, &sb) == 0 else { return false }
+        return sa.st_rdev == sb.st_rdev
+    }
+
     /// Runs until stopped; returns the exit status.
     static func run(_ request: Request, err: FileOutput) -> Int32 {
         let loop = PollLoop()
+        // While the console is a terminal that stderr shares, log lines go above the line being typed
+        // instead of through it.
+        var terminalConsole: ConsoleSession?
         let log = Logger(level: request.logLevel) { level, message in
-            let now = UTCDateTime(unixSeconds: loop.unixNanoseconds / 1_000_000_000)
-            err.write("\(now) \(level) \(message)\n")
+            let line = "\(UTCDateTime(unixSeconds: loop.unixNanoseconds / 1_000_000_000)) \(level) \(message)"
+            if let terminalConsole, terminalConsole.isShowing {
+                terminalConsole.show(line)
+            } else {
+                err.write(line + "\n")
+            }
         }
         // Set once the agent exists; a SIGHUP before that has nothing to reload yet.
         var reload: () -> Void = {}
@@ -186,11 +201,29 @@ enum RunCommand {
         do {
             session = try ConsoleSession.open(request.console, loop: loop, table: table,
                                               history: ConsoleHistoryFile(dataDirectory: request.dataDirectory), log: log)
+            // Ctrl-D on an empty terminal line is the person at the console saying quit; the end of a pipe or
+            // a serial line that fails is not: the agent goes on, and `enbeacon ctl` still reaches it.
+            session?.onEnd = { [channel = session?.channel] ending in
+                switch ending {
+                case .endOfInput where channel == .terminal:
+                    log.info("console: Ctrl-D, stopping")
+                    loop.stop()
+                case .endOfInput:
+                    log.info("console: end of input; the agent goes on (enbeacon ctl reaches it)")
+                case .failed(let reason):
+                    log.warn("console ended: \(reason); the agent goes on (enbeacon ctl reaches it)")
+                }
+            }
             session?.start()
+            if let session, session.channel == .terminal, request.console == .standardInput,
+               sameTerminal(0, 2) {
+                terminalConsole = session
+            }
         } catch {
             log.error("console \(request.console): \(error)")
         }
         loop.run()
+        terminalConsole = nil
         session?.close()
         server.stop()
         agent.stop()

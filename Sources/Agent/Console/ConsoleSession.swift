@@ -182,6 +182,9 @@ public final class ConsoleSession {
         finishEnding()
     }
 
+    /// Whether `show` reaches the person now (the session runs and is not ending).
+    public var isShowing: Bool { isRunning && ending == nil }
+
     /// Prints a line for the person at the console (above the line being edited on a terminal).
     public func show(_ text: String) {
         guard isRunning, ending == nil else { return }
