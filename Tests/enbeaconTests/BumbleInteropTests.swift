@@ -386,12 +386,20 @@ final class ChildProcess: @unchecked Sendable {
     private var out = Data(), err = Data()
     private var exitStatus: Int32?
     private var openStreams = 2
+    private var inputPipe: Pipe?
 
-    init(executable: String, arguments: [String], name: String) throws {
+    /// `standardInput`: a pipe the test writes with `writeInput`, instead of /dev/null.
+    init(executable: String, arguments: [String], name: String, standardInput: Bool = false) throws {
         self.name = name
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
+        if standardInput {
+            let pipe = Pipe()
+            inputPipe = pipe
+            process.standardInput = pipe
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         let outPipe = Pipe(), errPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
@@ -464,6 +472,14 @@ final class ChildProcess: @unchecked Sendable {
                 throw SessionError("timed out after \(Int(timeout)) s waiting for \(what)\n\(dump())")
             }
         }
+    }
+
+    var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Writes to the child's stdin from another thread, so a child busy answering cannot deadlock the test.
+    func writeInput(_ bytes: [UInt8]) {
+        guard let handle = inputPipe?.fileHandleForWriting else { return }
+        Thread { handle.write(Data(bytes)) }.start()
     }
 
     /// Sends `signal` (SIGHUP, say) if the process still runs.

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Garbage is harmless: 1 MB of random bytes on the agent's console (stdin pipe) and on its unix socket,
-/// and afterwards it still advertises and answers `status` on both.
+/// Garbage is harmless: 1 MB of random bytes, or one 10 MB line, on the agent's console (stdin pipe) and
+/// on its unix socket, and afterwards it still advertises and answers `status` on both.
 @Suite struct ConsoleGarbageTests {
     /// Sends `bytes` to DIR/console.sock over as many connections as the server's line limit needs.
     func sendToSocket(_ path: String, _ bytes: [UInt8]) {
@@ -34,6 +34,59 @@ import Testing
             close(fd)
             offset += 64 * 1024
         }
+    }
+
+    /// A line of 10 MB costs one error line and no memory: the console keeps 4 KiB of a line at most.
+    @Test func tenMegabyteLinesOnTheConsoleAndTheSocketAreRefusedWithoutGrowingTheAgent() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("enbeacon-longline-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let agent = try ChildProcess(executable: Enbeacon.binary.path,
+                                     arguments: ["run", "--data", dir, "--seconds", "90", "--console", "stdin"],
+                                     name: "agent", standardInput: true)
+        defer { agent.stop() }
+        try agent.wait(for: "the controller", timeout: 30) { agent.stderr.contains("controller ready") }
+        let before = try #require(peakResidentKiB(agent.processIdentifier))
+
+        let line = [UInt8](repeating: UInt8(ascii: "a"), count: 10 << 20)
+        agent.writeInput(line + Array("\nstatus\n".utf8))
+        // The same on one socket connection, as far as the agent reads before it answers and hangs up.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in (dir + "/console.sock").utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(connected == 0)
+        var sent = 0
+        while sent < line.count {
+            let n = line[sent...].withUnsafeBytes { send(fd, $0.baseAddress, min($0.count, 1 << 16), Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { break }
+            sent += n
+        }
+        var answer = [UInt8](repeating: 0, count: 4096)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let got = answer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        close(fd)
+        #expect(got > 0 && String(decoding: answer.prefix(max(got, 0)), as: UTF8.self).contains("too long"),
+                "the socket answers a refusal; got \(got) bytes after sending \(sent)")
+
+        try agent.wait(for: "the status answer after the long line", timeout: 30) { agent.stdout.contains("broadcasting yes") }
+        #expect(agent.stdout.hasPrefix("error: line too long (more than 4096 bytes), discarded\n"), "\(agent.stdout.prefix(200))")
+        let status = try Enbeacon.run(["ctl", "--data", dir, "--json", "status"])
+        #expect(status.status == 0 && status.stdout.contains("\"advertising\":true"))
+        let after = try #require(peakResidentKiB(agent.processIdentifier))
+        #expect(after - before < 2048, "peak RSS grew from \(before) KiB to \(after) KiB")
+    }
+
+    /// VmHWM of a process, in KiB.
+    func peakResidentKiB(_ pid: Int32) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+        return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
 
     @Test func randomBytesOnTheConsoleAndTheSocketChangeNothing() throws {
