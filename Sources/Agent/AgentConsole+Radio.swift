@@ -24,8 +24,7 @@ extension AgentConsole {
                                       usage: "live [on|off] [--json]", arguments: 0...1) { request in
             if request.arguments.first == "off" { return .endStream("live off") }
             guard request.arguments.isEmpty || request.arguments.first == "on" else { return .usage("expected on or off") }
-            // JSON lines on the socket (scripts), text for a person.
-            let json = request.json || request.channel == .socket
+            let json = request.json
             var token = 0
             let stream = ConsoleStream(onStop: { agent.removeReportObserver(token) })
             // Beacons show at once, not at the next scan window minutes away.

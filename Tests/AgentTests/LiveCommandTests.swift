@@ -13,7 +13,7 @@ import Testing
         let badge = try sim.addBadge("badge", at: .origin)
         sim.addPhone(at: RadioPosition(x: 0.5, y: 0))
         let table = AgentConsole.commandTable(for: badge.agent, stop: {})
-        guard case .reply(.stream(let stream), _) = table.execute("live", channel: .socket) else {
+        guard case .reply(.stream(let stream), _) = table.execute("live --json", channel: .socket) else {
             Issue.record("live answers with a stream")
             return
         }
@@ -72,6 +72,30 @@ import Testing
                 "recorded with live: \(watched.sightings) in \(watched.scans) scans; without: \(unwatched.sightings) in \(unwatched.scans)")
         #expect(watched.sightings > 0)
         #expect(!watched.scanningAfter, "the radio stops listening between windows once live ends")
+    }
+
+    /// Without --json a person reads a line: clock time, address, RPI prefix, RSSI and the proximity word.
+    @Test func withoutJSONEachBeaconIsALineForAPerson() throws {
+        let dir = TemporaryDirectory()
+        let sim = try Simulation(startUnixSeconds: simulationStart, seed: 23, dataRoot: dir.path)
+        let badge = try sim.addBadge("badge", at: .origin)
+        sim.addPhone(at: RadioPosition(x: 0.5, y: 0))
+        let table = AgentConsole.commandTable(for: badge.agent, stop: {})
+        guard case .reply(.stream(let stream), _) = table.execute("live", channel: .socket) else {
+            throw TestFailure("live answers with a stream")
+        }
+        var lines: [String] = []
+        stream.attach(sink: { lines.append($0) }, onEnd: {})
+        sim.run(for: .seconds(5))
+        stream.end()
+        let line = try #require(lines.first)
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        // 22:00:01  5E:21:0A:93:7C:1D  9c1f02ab…  -51 dBm  immediate
+        #expect(fields.count == 6, "\(line)")
+        #expect(fields[0].count == 8 && fields[0].hasPrefix("22:00:0"), "\(line)")
+        #expect(fields[1].count == 17 && fields[2].count == 9 && fields[2].hasSuffix("…"), "\(line)")
+        #expect(Int(fields[3]) != nil && fields[4] == "dBm", "\(line)")
+        #expect(fields[5] == AgentConsole.proximity(rssi: Int8(fields[3])), "\(line)")
     }
 
     @Test func proximityWordsFollowAttenuation() {
