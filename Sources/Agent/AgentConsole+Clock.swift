@@ -16,6 +16,10 @@ extension AgentConsole {
             // Exposure Notification began in 2020; a time before that, or decades ahead, is a typo.
             let year2020: Int64 = 1_577_836_800, year2100: Int64 = 4_102_444_800
             guard (year2020..<year2100).contains(unix) else { return .error("refusing \(request.arguments[0]): expected 2020-2099") }
+            // NTP would pull a hand-set clock back, so a typo could only do harm.
+            guard !agent.clock.isNTPSynchronised else {
+                return .error("the clock is NTP-synchronised; time set is for boards without NTP or RTC")
+            }
             do { try agent.clock.set(unixSeconds: unix) } catch { return .error("\(error)") }
             return timeReply(agent, json: request.json)
         })

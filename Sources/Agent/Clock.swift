@@ -54,6 +54,8 @@ public final class Clock {
     }
 
     public var isTrusted: Bool { trust.isTrusted }
+    /// The system says NTP keeps the wall clock right now (whatever the board's policy).
+    public var isNTPSynchronised: Bool { probe.unsynchronisedReason() == nil }
     public var unixNanoseconds: Int64 { loop.unixNanoseconds }
     public var unixSeconds: Int64 { loop.unixNanoseconds / 1_000_000_000 }
     public var interval: ENIntervalNumber? { ENIntervalNumber(unixSeconds: unixSeconds) }

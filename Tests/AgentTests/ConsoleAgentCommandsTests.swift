@@ -30,8 +30,8 @@ import Testing
         let sim = try Simulation(startUnixSeconds: stale, seed: 41, dataRoot: dir.path)
         var settings = Agent.Settings()
         settings.clockPolicy = .ntp
-        let badge = try sim.addBadge("badge", at: .origin, settings: settings,
-                                     clockProbe: SwitchableClockProbe(synchronised: false))
+        let probe = SwitchableClockProbe(synchronised: false)
+        let badge = try sim.addBadge("badge", at: .origin, settings: settings, clockProbe: probe)
         let table = AgentConsole.commandTable(for: badge.agent, stop: {})
         sim.run(for: .seconds(60))
         #expect(badge.controller.advertisingHistory.isEmpty)
@@ -62,6 +62,13 @@ import Testing
         #expect(badge.controller.advertisingHistory.count == entries + 1)
         #expect(badge.storedKeys.count == 2)
         #expect(badge.controller.violations.isEmpty)
+
+        // Once NTP keeps the clock, a hand-set time would only be pulled back: refused, nothing changes.
+        probe.synchronised = true
+        let now = sim.unixSeconds
+        #expect(error(table.execute("time set \(UTCDateTime(unixSeconds: now + 86_400))", channel: .terminal))?
+            .contains("NTP-synchronised") == true)
+        #expect(abs(sim.unixSeconds - now) <= 1)
     }
 
     @Test func syncNowAnswersWhenTheDownloadIsDoneAndAJoinedRunAnswersToo() throws {
