@@ -21,7 +21,7 @@ public enum AgentConsole {
         registerRecordCommands(in: table, agent: agent)
         registerSyncCommands(in: table, agent: agent)
         registerConfigCommands(in: table, agent: agent)
-        table.register(ConsoleCommand("quit", summary: "stop the agent (console on stdin only)") { request in
+        table.register(ConsoleCommand("quit", summary: "stop the agent (on its own console, not through ctl)") { request in
             guard request.channel != .socket else { return .error("quit works on the agent's own console only") }
             stop()
             return request.json ? .json("{\"stopping\":true}") : .text("stopping")
