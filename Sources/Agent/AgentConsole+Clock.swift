@@ -32,8 +32,12 @@ extension AgentConsole {
     static func timeReply(_ agent: Agent, json: Bool) -> ConsoleReply {
         let now = UTCDateTime(unixSeconds: agent.clock.unixSeconds)
         if json {
-            return .json("{\"time\":\(JSONText.quoted("\(now)")),\"unix\":\(agent.clock.unixSeconds),"
-                         + "\"trusted\":\(agent.clock.isTrusted),\"trust\":\(JSONText.quoted("\(agent.clock.trust)"))}")
+            var o = JSONObject()
+            o.string("time", "\(now)")
+            o.integer("unix", agent.clock.unixSeconds)
+            o.bool("trusted", agent.clock.isTrusted)
+            o.string("trust", "\(agent.clock.trust)")
+            return .json(o.text)
         }
         return .text("\(now) — \(agent.clock.trust)")
     }

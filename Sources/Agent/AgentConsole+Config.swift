@@ -5,7 +5,9 @@ extension AgentConsole {
         table.register(ConsoleCommand("config list", summary: "every configuration key, its value and where it comes from") { request in
             let c = agent.configuration
             if request.json {
-                return .json("{\"config\":[" + ConfigurationKey.all.map { configJSON($0, c) }.joined(separator: ",") + "]}")
+                var o = JSONObject()
+                o.raw("config", JSON.array(ConfigurationKey.all.map { configJSON($0, c) }))
+                return .json(o.text)
             }
             return .text(ConfigurationKey.all.map { key in
                 "\(key.name) = \(c[key])" + (c.source(of: key) == .override ? "   (--set, this run only)" : "")
@@ -32,8 +34,12 @@ extension AgentConsole {
     }
 
     static func configJSON(_ key: ConfigurationKey, _ c: Configuration) -> String {
-        "{\"key\":\(JSONText.quoted(key.name)),\"value\":\(JSONText.quoted(c[key])),"
-            + "\"source\":\(JSONText.quoted(c.source(of: key).rawValue)),\"default\":\(JSONText.quoted(key.defaultValue)),"
-            + "\"range\":\(JSONText.quoted(key.range))}"
+        var o = JSONObject()
+        o.string("key", key.name)
+        o.string("value", c[key])
+        o.string("source", c.source(of: key).rawValue)
+        o.string("default", key.defaultValue)
+        o.string("range", key.range)
+        return o.text
     }
 }

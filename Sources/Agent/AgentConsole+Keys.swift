@@ -9,11 +9,16 @@ extension AgentConsole {
             let reveal = request.has("--reveal")
             func date(_ k: TemporaryExposureKey) -> String { UTCDateTime(unixSeconds: k.rollingStart.unixSeconds).date }
             if request.json {
-                let items = keys.map {
-                    "{\"rollingStart\":\($0.rollingStart.value),\"date\":\(JSONText.quoted(date($0))),\"rollingPeriod\":\($0.rollingPeriod)"
-                        + (reveal ? ",\"key\":\"\($0.keyData.hex)\"}" : "}")
-                }
-                return .json("{\"keys\":[\(items.joined(separator: ","))]}")
+                var o = JSONObject()
+                o.raw("keys", JSON.array(keys.map { key in
+                    var item = JSONObject()
+                    item.integer("rollingStart", key.rollingStart.value)
+                    item.string("date", date(key))
+                    item.integer("rollingPeriod", key.rollingPeriod)
+                    if reveal { item.string("key", key.keyData.hex) }
+                    return item.text
+                }))
+                return .json(o.text)
             }
             guard !keys.isEmpty else { return .text("no keys yet") }
             return .text(keys.map { "\(date($0))  \(reveal ? $0.keyData.hex : "******** (redacted)")" }.joined(separator: "\n"))
@@ -27,7 +32,12 @@ extension AgentConsole {
         table.register(ConsoleCommand("wipe", summary: "delete every TEK, sighting and exposure, with consent",
                                       consent: .always) { request in
             do { try agent.wipe() } catch { return .error("wipe failed: \(error)") }
-            if request.json { return .json("{\"wiped\":true,\"keys\":\(agent.advertiser.keys.count)}") }
+            if request.json {
+                var o = JSONObject()
+                o.bool("wiped", true)
+                o.integer("keys", agent.advertiser.keys.count)
+                return .json(o.text)
+            }
             return .text("wiped: keys, sightings and exposures deleted"
                          + (agent.advertiser.isRunning ? "; a fresh key is on air" : ""))
         })

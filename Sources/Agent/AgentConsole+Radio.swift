@@ -17,8 +17,11 @@ extension AgentConsole {
         })
         table.register(ConsoleCommand("hci reset", summary: "reset the controller; broadcasting resumes by itself") { request in
             agent.driver.resetController()
-            return request.json ? .json("{\"reset\":true,\"controller\":\(JSONText.quoted("\(agent.driver.phase)"))}")
-                : .text("controller reset")
+            guard request.json else { return .text("controller reset") }
+            var o = JSONObject()
+            o.bool("reset", true)
+            o.string("controller", "\(agent.driver.phase)")
+            return .json(o.text)
         })
         table.register(ConsoleCommand("live", summary: "stream received GAEN beacons: time, address, RPI, RSSI, proximity",
                                       usage: "live [on|off] [--json]", arguments: 0...1) { request in
@@ -38,7 +41,10 @@ extension AgentConsole {
     static func exposureNotificationReply(_ agent: Agent, json: Bool) -> ConsoleReply {
         let on = agent.exposureNotificationEnabled
         if json {
-            return .json("{\"exposureNotification\":\(on),\"advertising\":\(agent.advertiser.isRunning)}")
+            var o = JSONObject()
+            o.bool("exposureNotification", on)
+            o.bool("advertising", agent.advertiser.isRunning)
+            return .json(o.text)
         }
         guard on else { return .text("Exposure Notification off: not advertising or scanning; data kept") }
         return .text("Exposure Notification on" + (agent.advertiser.isRunning ? "" : "; broadcasting starts once the clock and controller are ready"))
@@ -49,20 +55,30 @@ extension AgentConsole {
         let c = agent.driver.counters
         let features = featureNames(i.features)
         if json {
-            let version = i.version.map {
-                "{\"hciVersion\":\($0.hciVersion),\"hciRevision\":\($0.hciRevision),\"lmpVersion\":\($0.lmpVersion),"
-                    + "\"manufacturer\":\($0.manufacturer),\"lmpSubversion\":\($0.lmpSubversion)}"
-            } ?? "null"
-            return .json("{\"controller\":\(JSONText.quoted("\(agent.driver.phase)")),"
-                         + "\"address\":\(JSONText.quotedOrNull(i.publicAddress.map { "\($0)" })),"
-                         + "\"version\":\(version),"
-                         + "\"features\":\(features.map { "[" + $0.map(JSONText.quoted).joined(separator: ",") + "]" } ?? "null"),"
-                         + "\"advertisingTxPower\":\(JSONText.number(i.advertisingTxPower)),"
-                         + "\"counters\":{\"commandsSent\":\(c.commandsSent),\"commandTimeouts\":\(c.commandTimeouts),"
-                         + "\"commandsRejected\":\(c.commandsRejected),\"hardwareErrors\":\(c.hardwareErrors),"
-                         + "\"initializations\":\(c.initializations),\"transportFailures\":\(c.transportFailures),"
-                         + "\"advertisingReports\":\(c.advertisingReports),\"unknownEvents\":\(c.unknownEvents),"
-                         + "\"malformedEvents\":\(c.malformedEvents)}}")
+            var o = JSONObject()
+            o.string("controller", "\(agent.driver.phase)")
+            o.string("address", i.publicAddress.map { "\($0)" })
+            o.raw("version", i.version.map { v in
+                var version = JSONObject()
+                version.integer("hciVersion", v.hciVersion)
+                version.integer("hciRevision", v.hciRevision)
+                version.integer("lmpVersion", v.lmpVersion)
+                version.integer("manufacturer", v.manufacturer)
+                version.integer("lmpSubversion", v.lmpSubversion)
+                return version.text
+            } ?? "null")
+            o.raw("features", features.map { JSON.array($0.map(JSONText.quoted)) } ?? "null")
+            o.integer("advertisingTxPower", i.advertisingTxPower)
+            var counters = JSONObject()
+            for (name, value) in [("commandsSent", c.commandsSent), ("commandTimeouts", c.commandTimeouts),
+                                  ("commandsRejected", c.commandsRejected), ("hardwareErrors", c.hardwareErrors),
+                                  ("initializations", c.initializations), ("transportFailures", c.transportFailures),
+                                  ("advertisingReports", c.advertisingReports), ("unknownEvents", c.unknownEvents),
+                                  ("malformedEvents", c.malformedEvents)] {
+                counters.integer(name, value)
+            }
+            o.raw("counters", counters.text)
+            return .json(o.text)
         }
         let version = i.version.map {
             "Bluetooth \(coreVersionName($0.hciVersion)) (HCI \($0.hciVersion), revision \($0.hciRevision)), "
@@ -109,10 +125,14 @@ extension AgentConsole {
     }
 
     static func liveLine(_ report: GAENReport, time: Int64, json: Bool) -> String {
-        let rssi = report.rssi.map(String.init) ?? "null"
         if json {
-            return "{\"time\":\(time),\"address\":\"\(report.address)\",\"rpi\":\"\(report.payload.rpi.hex)\","
-                + "\"rssi\":\(rssi),\"proximity\":\"\(proximity(rssi: report.rssi))\"}"
+            var o = JSONObject()
+            o.integer("time", time)
+            o.string("address", "\(report.address)")
+            o.string("rpi", report.payload.rpi.hex)
+            o.integer("rssi", report.rssi)
+            o.string("proximity", proximity(rssi: report.rssi))
+            return o.text
         }
         let clock = String(UTCDateTime(unixSeconds: time).description.dropFirst(11).prefix(8))
         return "\(clock)  \(report.address)  \(report.payload.rpi.hex.prefix(8))…  \(report.rssi.map { "\($0) dBm" } ?? "no RSSI")  "

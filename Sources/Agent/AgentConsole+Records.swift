@@ -17,8 +17,18 @@ extension AgentConsole {
             let found: [Sighting]
             do { found = try agent.store.newestFirst(since: since, limit: limit) } catch { return .error("\(error)") }
             if request.json {
-                let items = found.map { "{\"rpi\":\"\($0.rpi.hex)\",\"aem\":\"\($0.aem.hex)\",\"time\":\($0.firstSeen),\"rssiMax\":\($0.rssiMax),\"rssiMean\":\($0.rssiMean),\"reports\":\($0.reports)}" }
-                return .json("{\"sightings\":[\(items.joined(separator: ","))]}")
+                var o = JSONObject()
+                o.raw("sightings", JSON.array(found.map { sighting in
+                    var item = JSONObject()
+                    item.string("rpi", sighting.rpi.hex)
+                    item.string("aem", sighting.aem.hex)
+                    item.integer("time", sighting.firstSeen)
+                    item.integer("rssiMax", sighting.rssiMax)
+                    item.integer("rssiMean", sighting.rssiMean)
+                    item.integer("reports", sighting.reports)
+                    return item.text
+                }))
+                return .json(o.text)
             }
             guard !found.isEmpty else { return .text("no sightings stored") }
             return .text(found.map { "\(UTCDateTime(unixSeconds: $0.firstSeen))  \($0.rpi.hex.prefix(8))…  \($0.rssiMax) dBm max, \($0.reports) reports" }
@@ -28,9 +38,14 @@ extension AgentConsole {
             let u: StoreUsage
             do { u = try agent.store.usage() } catch { return .error("\(error)") }
             if request.json {
-                return .json("{\"bytes\":\(u.bytes),\"segments\":\(u.segments),\"records\":\(u.records),"
-                             + "\"storedSightings\":\(u.storedSightings),\"pendingSightings\":\(u.pendingSightings),"
-                             + "\"oldestSighting\":\(JSONText.number(u.oldestSighting))}")
+                var o = JSONObject()
+                o.integer("bytes", u.bytes)
+                o.integer("segments", u.segments)
+                o.integer("records", u.records)
+                o.integer("storedSightings", u.storedSightings)
+                o.integer("pendingSightings", u.pendingSightings)
+                o.integer("oldestSighting", u.oldestSighting)
+                return .json(o.text)
             }
             return .text("\(u.storedSightings) sightings in \(u.bytes) bytes (\(u.segments) segments), "
                          + "\(u.pendingSightings) waiting for the next flush"
@@ -42,16 +57,32 @@ extension AgentConsole {
             if request.has("--daily") {
                 let days = ExposureScoring.dailySummaries(of: found, v2: agent.keySync.settings.riskV2)
                 if request.json {
-                    let items = days.map { "{\"date\":\(JSONText.quoted("\($0.date)")),\"scoreSum\":\($0.overall.scoreSum),\"maximumScore\":\($0.overall.maximumScore),\"weightedDurationSum\":\($0.overall.weightedDurationSum)}" }
-                    return .json("{\"dailySummaries\":[\(items.joined(separator: ","))]}")
+                    var o = JSONObject()
+                    o.raw("dailySummaries", JSON.array(days.map { day in
+                        var item = JSONObject()
+                        item.string("date", "\(day.date)")
+                        item.number("scoreSum", day.overall.scoreSum)
+                        item.number("maximumScore", day.overall.maximumScore)
+                        item.number("weightedDurationSum", day.overall.weightedDurationSum)
+                        return item.text
+                    }))
+                    return .json(o.text)
                 }
                 guard !days.isEmpty else { return .text("no exposures") }
                 return .text(days.map { "\($0.date)  score sum \(Int($0.overall.scoreSum)), maximum \(Int($0.overall.maximumScore)), "
                     + "weighted duration \(Int($0.overall.weightedDurationSum)) s" }.joined(separator: "\n"))
             }
             if request.json {
-                let items = found.map { "{\"date\":\(JSONText.quoted("\($0.date)")),\"durationMinutes\":\($0.durationMinutes),\"riskScore\":\($0.riskScore),\"typicalAttenuation\":\($0.typicalAttenuation)}" }
-                return .json("{\"exposures\":[\(items.joined(separator: ","))]}")
+                var o = JSONObject()
+                o.raw("exposures", JSON.array(found.map { exposure in
+                    var item = JSONObject()
+                    item.string("date", "\(exposure.date)")
+                    item.integer("durationMinutes", exposure.durationMinutes)
+                    item.integer("riskScore", exposure.riskScore)
+                    item.integer("typicalAttenuation", exposure.typicalAttenuation)
+                    return item.text
+                }))
+                return .json(o.text)
             }
             guard !found.isEmpty else { return .text("no exposures") }
             return .text(found.map { "\($0.date)  \($0.durationMinutes) min, attenuation \($0.typicalAttenuation) dB, risk score \($0.riskScore)" }

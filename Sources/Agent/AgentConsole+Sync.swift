@@ -35,19 +35,29 @@ extension AgentConsole {
             default: return .text("sync done in \(seconds) s: \(report.summary)")
             }
         }
-        return .json("{\"outcome\":\(JSONText.quoted(outcome)),\"error\":\(JSONText.quotedOrNull(error)),"
-                     + "\"startedAt\":\(report.startedAt),\"finishedAt\":\(JSONText.number(report.finishedAt)),"
-                     + "\"listed\":\(report.listed),\"new\":\(report.new),\"processed\":\(report.processed),"
-                     + "\"rejected\":\(report.rejected),\"skipped\":\(report.skipped),\"retries\":\(report.retries),"
-                     + "\"bytes\":\(report.bytes),\"keys\":\(report.keys),\"matchedKeys\":\(report.matchedKeys),"
-                     + "\"revokedKeys\":\(report.revokedKeys),\"newExposures\":\(report.newExposures)}")
+        var o = JSONObject()
+        o.string("outcome", outcome)
+        o.string("error", error)
+        o.integer("startedAt", report.startedAt)
+        o.integer("finishedAt", report.finishedAt)
+        for (name, value) in [("listed", report.listed), ("new", report.new), ("processed", report.processed),
+                              ("rejected", report.rejected), ("skipped", report.skipped), ("retries", report.retries),
+                              ("bytes", report.bytes), ("keys", report.keys), ("matchedKeys", report.matchedKeys),
+                              ("revokedKeys", report.revokedKeys), ("newExposures", report.newExposures)] {
+            o.integer(name, value)
+        }
+        return .json(o.text)
     }
 
     static func syncStatusJSON(_ agent: Agent) -> String {
         let s = agent.keySync.status
-        return "{\"phase\":\(JSONText.quoted("\(s.phase)")),\"server\":\(JSONText.quotedOrNull(s.server)),"
-            + "\"lastSuccess\":\(JSONText.number(s.lastSuccess)),\"lastError\":\(JSONText.quotedOrNull(s.lastError)),"
-            + "\"nextSync\":\(JSONText.number(s.nextSync))}"
+        var o = JSONObject()
+        o.string("phase", "\(s.phase)")
+        o.string("server", s.server)
+        o.integer("lastSuccess", s.lastSuccess)
+        o.string("lastError", s.lastError)
+        o.integer("nextSync", s.nextSync)
+        return o.text
     }
 
     static func syncLine(_ agent: Agent) -> String {

@@ -24,7 +24,9 @@ public enum AgentConsole {
         table.register(ConsoleCommand("quit", summary: "stop the agent (on its own console, not through ctl)") { request in
             guard request.channel != .socket else { return .error("quit works on the agent's own console only") }
             stop()
-            return request.json ? .json("{\"stopping\":true}") : .text("stopping")
+            var o = JSONObject()
+            o.bool("stopping", true)
+            return request.json ? .json(o.text) : .text("stopping")
         })
         return table
     }
@@ -39,15 +41,25 @@ public enum AgentConsole {
         let exposures = agent.exposures.exposures
         let en = agent.exposureNotificationEnabled
         if json {
-            return .json("{\"clock\":{\"time\":\(JSONText.quoted("\(UTCDateTime(unixSeconds: agent.clock.unixSeconds))")),"
-                         + "\"trusted\":\(agent.clock.isTrusted),\"trust\":\(JSONText.quoted("\(agent.clock.trust)"))},"
-                         + "\"exposureNotification\":\(en),"
-                         + "\"advertising\":\(agent.advertiser.isRunning),\"controller\":\(JSONText.quoted("\(agent.driver.phase)")),"
-                         + "\"rotations\":\(agent.advertiser.rotations),\"rpiAgeSeconds\":\(JSONText.number(rpiAge)),"
-                         + "\"nextRotationSeconds\":\(JSONText.number(next)),"
-                         + "\"scans\":\(agent.scanner.scans),\"lastScanSecondsAgo\":\(JSONText.number(lastScan)),"
-                         + "\"storedSightings\":\(usage?.storedSightings ?? 0),\"storeBytes\":\(usage?.bytes ?? 0),"
-                         + "\"sync\":\(syncStatusJSON(agent)),\"exposures\":\(exposures.count)}")
+            var clock = JSONObject()
+            clock.string("time", "\(UTCDateTime(unixSeconds: agent.clock.unixSeconds))")
+            clock.bool("trusted", agent.clock.isTrusted)
+            clock.string("trust", "\(agent.clock.trust)")
+            var o = JSONObject()
+            o.raw("clock", clock.text)
+            o.bool("exposureNotification", en)
+            o.bool("advertising", agent.advertiser.isRunning)
+            o.string("controller", "\(agent.driver.phase)")
+            o.integer("rotations", agent.advertiser.rotations)
+            o.integer("rpiAgeSeconds", rpiAge)
+            o.integer("nextRotationSeconds", next)
+            o.integer("scans", agent.scanner.scans)
+            o.integer("lastScanSecondsAgo", lastScan)
+            o.integer("storedSightings", usage?.storedSightings ?? 0)
+            o.integer("storeBytes", usage?.bytes ?? 0)
+            o.raw("sync", syncStatusJSON(agent))
+            o.integer("exposures", exposures.count)
+            return .json(o.text)
         }
         func minutes(_ s: Int64) -> String { s >= 60 ? "\(s / 60) min \(s % 60) s" : "\(s) s" }
         let broadcasting: String

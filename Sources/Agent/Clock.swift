@@ -100,7 +100,7 @@ public final class Clock {
             log.warn("wall clock jumped by \(jump) (now \(UTCDateTime(unixSeconds: wall / 1_000_000_000)))")
             onJump(jump)
         }
-        if !isTrusted, probe.unsynchronisedReason() == nil { becomeTrusted("NTP-synchronised") }
+        if !isTrusted, isNTPSynchronised { becomeTrusted("NTP-synchronised") }
     }
 
     private func becomeTrusted(_ why: String) {

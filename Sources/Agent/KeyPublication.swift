@@ -6,12 +6,22 @@ import ENCore
 public enum KeyPublication {
     public static func json(_ keys: [TemporaryExposureKey], transmissionRisk: Int = 0,
                             hmacKey: [UInt8]) -> String {
-        let items = keys.map { key in
-            "{\"key\":\"\(Base64.encode(key.keyData.bytes))\",\"rollingStartNumber\":\(key.rollingStart.value),"
-                + "\"rollingPeriod\":\(key.rollingPeriod),\"transmissionRisk\":\(transmissionRisk)}"
-        }
-        return "{\"temporaryExposureKeys\":[\(items.joined(separator: ","))],\"healthAuthorityID\":\"\","
-            + "\"verificationPayload\":\"\",\"hmacKey\":\"\(Base64.encode(hmacKey))\",\"symptomOnsetInterval\":0,"
-            + "\"traveler\":false,\"revisionToken\":\"\",\"padding\":\"\"}"
+        var o = JSONObject()
+        o.raw("temporaryExposureKeys", JSON.array(keys.map { key in
+            var item = JSONObject()
+            item.string("key", Base64.encode(key.keyData.bytes))
+            item.integer("rollingStartNumber", key.rollingStart.value)
+            item.integer("rollingPeriod", key.rollingPeriod)
+            item.integer("transmissionRisk", transmissionRisk)
+            return item.text
+        }))
+        o.string("healthAuthorityID", "")
+        o.string("verificationPayload", "")
+        o.string("hmacKey", Base64.encode(hmacKey))
+        o.integer("symptomOnsetInterval", 0)
+        o.bool("traveler", false)
+        o.string("revisionToken", "")
+        o.string("padding", "")
+        return o.text
     }
 }

@@ -1,3 +1,4 @@
+import Agent
 import ENCore
 
 /// How the export and match commands show keys, header fields and skip counts, as text and as JSON.

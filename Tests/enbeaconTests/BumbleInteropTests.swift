@@ -385,24 +385,37 @@ final class ChildProcess: @unchecked Sendable {
     // Guarded by `changed`:
     private var out = Data(), err = Data()
     private var exitStatus: Int32?
-    private var openStreams = 2
+    private var openStreams: Int
     private var inputPipe: Pipe?
 
-    /// `standardInput`: a pipe the test writes with `writeInput`, instead of /dev/null.
-    init(executable: String, arguments: [String], name: String, standardInput: Bool = false) throws {
+    enum Input {
+        case null
+        /// A pipe the test writes with `writeInput`.
+        case pipe
+        /// A descriptor of the test's, e.g. a pseudo-terminal.
+        case handle(FileHandle)
+    }
+
+    /// `output` and `errors`: where the child's stdout and stderr go instead of being collected (`stdout`
+    /// and `stderr` then stay empty), e.g. a pseudo-terminal.
+    init(executable: String, arguments: [String], name: String, input: Input = .null,
+         output: FileHandle? = nil, errors: FileHandle? = nil) throws {
         self.name = name
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        if standardInput {
+        switch input {
+        case .null: process.standardInput = FileHandle.nullDevice
+        case .pipe:
             let pipe = Pipe()
             inputPipe = pipe
             process.standardInput = pipe
-        } else {
-            process.standardInput = FileHandle.nullDevice
+        case .handle(let handle): process.standardInput = handle
         }
-        let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
+        let outPipe = output == nil ? Pipe() : nil, errPipe = errors == nil ? Pipe() : nil
+        process.standardOutput = output ?? outPipe
+        process.standardError = errors ?? errPipe
+        let collected = [(outPipe, true), (errPipe, false)].compactMap { pipe, isOut in pipe.map { ($0, isOut) } }
+        openStreams = collected.count
         process.terminationHandler = { [weak self] p in
             Self.changed.lock()
             self?.exitStatus = p.terminationStatus
@@ -411,7 +424,7 @@ final class ChildProcess: @unchecked Sendable {
             Self.changed.unlock()
         }
         try process.run()
-        for (pipe, isOut) in [(outPipe, true), (errPipe, false)] {
+        for (pipe, isOut) in collected {
             let fd = pipe.fileHandleForReading.fileDescriptor
             Thread { [self, pipe] in
                 var buffer = [UInt8](repeating: 0, count: 65536)

@@ -10,17 +10,7 @@ import Testing
         while offset < bytes.count {
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { return }
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                for (i, b) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
-            }
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
-            if connected == 0 {
+            if connect(fd, toUnixSocket: path) {
                 let chunk = Array(bytes[offset..<min(bytes.count, offset + 64 * 1024)])
                 _ = chunk.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 // Like a real client: stop sending, then read until the agent closes the connection, so
@@ -42,7 +32,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let agent = try ChildProcess(executable: Enbeacon.binary.path,
                                      arguments: ["run", "--data", dir, "--seconds", "90", "--console", "stdin"],
-                                     name: "agent", standardInput: true)
+                                     name: "agent", input: .pipe)
         defer { agent.stop() }
         try agent.wait(for: "the controller", timeout: 30) { agent.stderr.contains("controller ready") }
         let before = try #require(peakResidentKiB(agent.processIdentifier))
@@ -51,15 +41,7 @@ import Testing
         agent.writeInput(line + Array("\nstatus\n".utf8))
         // The same on one socket connection, as far as the agent reads before it answers and hangs up.
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in (dir + "/console.sock").utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(connected == 0)
+        try #require(connect(fd, toUnixSocket: dir + "/console.sock"))
         var sent = 0
         while sent < line.count {
             let n = line[sent...].withUnsafeBytes { send(fd, $0.baseAddress, min($0.count, 1 << 16), Int32(MSG_NOSIGNAL)) }
@@ -80,6 +62,18 @@ import Testing
         #expect(status.status == 0 && status.stdout.contains("\"advertising\":true"))
         let after = try #require(peakResidentKiB(agent.processIdentifier))
         #expect(after - before < 2048, "peak RSS grew from \(before) KiB to \(after) KiB")
+    }
+
+    /// Connects `fd` to the unix socket at `path`; false when that fails.
+    func connect(_ fd: Int32, toUnixSocket path: String) -> Bool {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        } == 0
     }
 
     /// VmHWM of a process, in KiB.

@@ -20,7 +20,7 @@ struct ConsoleTerminalAgentTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let pty = try PseudoTerminal()
         let slave = FileHandle(fileDescriptor: pty.slave, closeOnDealloc: false)
-        let agent = try RunningAgent(["run", "--data", dir, "--seconds", "120"], stdin: slave, stdout: slave)
+        let agent = try Self.startAgent(["run", "--data", dir, "--seconds", "120"], stdin: slave, stdout: slave)
         defer { agent.stop() }
         let console = Console(fd: pty.master, agent: agent)
 
@@ -96,7 +96,7 @@ struct ConsoleTerminalAgentTests {
         #expect(!entries.contains("sync no"), "\(entries)")
 
         // The next agent on the same data directory recalls it, and `quit` stops it.
-        let again = try RunningAgent(["run", "--data", dir, "--seconds", "120"], stdin: slave, stdout: slave)
+        let again = try Self.startAgent(["run", "--data", dir, "--seconds", "120"], stdin: slave, stdout: slave)
         defer { again.stop() }
         let next = Console(fd: pty.master, agent: again)
         try next.waitForPrompt(after: -1)
@@ -119,7 +119,7 @@ struct ConsoleTerminalAgentTests {
         defer { try? FileManager.default.removeItem(atPath: config) }
         let pty = try PseudoTerminal()
         let slave = FileHandle(fileDescriptor: pty.slave, closeOnDealloc: false)
-        let agent = try RunningAgent(["run", "--data", dir, "--config", config, "--seconds", "120"],
+        let agent = try Self.startAgent(["run", "--data", dir, "--config", config, "--seconds", "120"],
                                      stdin: slave, stdout: slave, stderr: slave)
         defer { agent.stop() }
         let console = Console(fd: pty.master, agent: agent)
@@ -149,7 +149,7 @@ struct ConsoleTerminalAgentTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let pty = try PseudoTerminal()
         let path = try pty.slavePath()
-        let agent = try RunningAgent(["run", "--data", dir, "--seconds", "120", "--console", path],
+        let agent = try Self.startAgent(["run", "--data", dir, "--seconds", "120", "--console", path],
                                      stdin: FileHandle.nullDevice, stdout: FileHandle.nullDevice)
         defer { agent.stop() }
         let console = Console(fd: pty.master, agent: agent)
@@ -177,7 +177,7 @@ struct ConsoleTerminalAgentTests {
         let dir = try Self.temporaryDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let input = Pipe(), output = Pipe()
-        let agent = try RunningAgent(["run", "--data", dir, "--seconds", "120"],
+        let agent = try Self.startAgent(["run", "--data", dir, "--seconds", "120"],
                                      stdin: input.fileHandleForReading, stdout: output.fileHandleForWriting)
         defer { agent.stop() }
         try input.fileHandleForReading.close()
@@ -209,7 +209,7 @@ struct ConsoleTerminalAgentTests {
         try input.fileHandleForWriting.close()
         let status = try Enbeacon.run(["ctl", "--data", dir, "status"])
         #expect(status.status == 0 && status.stdout.contains("broadcasting "), "stderr: \(status.stderr)")
-        #expect(agent.status == nil, "the agent keeps running after its stdin ends\n\(agent.log)")
+        #expect(agent.status == nil, "the agent keeps running after its stdin ends\n\(agent.stderr)")
         kill(agent.processIdentifier, SIGTERM)
         #expect(agent.waitForExit(timeout: 20) == 0)
         #expect(!FileManager.default.fileExists(atPath: dir + "/console_history"), "a script's lines are not kept as history")
@@ -272,79 +272,22 @@ struct ConsoleTerminalAgentTests {
         }
     }
 
-    /// The agent binary with the given stdin and stdout; its log (stderr) collected on a thread.
-    final class RunningAgent: @unchecked Sendable {
-        private let process = Process()
-        private let changed = NSCondition()
-        // Guarded by `changed`:
-        private var exitStatus: Int32?
-        private var logBytes = Data()
-
-        /// `stderr`: where the log goes; nil collects it (see `log`).
-        init(_ arguments: [String], stdin: FileHandle, stdout: FileHandle, stderr: FileHandle? = nil) throws {
-            process.executableURL = Enbeacon.binary
-            process.arguments = arguments
-            process.standardInput = stdin
-            process.standardOutput = stdout
-            let errors = Pipe()
-            process.standardError = stderr ?? errors
-            process.terminationHandler = { [weak self] p in
-                guard let self else { return }
-                changed.lock()
-                exitStatus = p.terminationStatus
-                changed.broadcast()
-                changed.unlock()
-            }
-            try process.run()
-            try errors.fileHandleForWriting.close()
-            let fd = errors.fileHandleForReading.fileDescriptor
-            Thread { [self, errors] in
-                var buffer = [UInt8](repeating: 0, count: 16384)
-                while true {
-                    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                    if n < 0 && errno == EINTR { continue }
-                    guard n > 0 else { break }
-                    changed.lock()
-                    logBytes.append(contentsOf: buffer[0..<n])
-                    changed.unlock()
-                }
-                withExtendedLifetime(errors) {}
-            }.start()
-        }
-
-        var processIdentifier: Int32 { process.processIdentifier }
-        var status: Int32? { changed.lock(); defer { changed.unlock() }; return exitStatus }
-        var log: String { changed.lock(); defer { changed.unlock() }; return String(decoding: logBytes, as: UTF8.self) }
-
-        /// The exit status, or nil if the agent is still running after `timeout` seconds.
-        func waitForExit(timeout: TimeInterval) -> Int32? {
-            let deadline = Date().addingTimeInterval(timeout)
-            changed.lock()
-            defer { changed.unlock() }
-            while exitStatus == nil, changed.wait(until: deadline) {}
-            return exitStatus
-        }
-
-        /// SIGTERM, up to 5 s, then SIGKILL; safe to repeat, meant for `defer`.
-        func stop() {
-            guard status == nil, process.isRunning else { return }
-            process.terminate()
-            if waitForExit(timeout: 5) == nil {
-                kill(process.processIdentifier, SIGKILL)
-                _ = waitForExit(timeout: 5)
-            }
-        }
+    /// The agent binary with the given stdin and stdout; its log (stderr) collected unless `stderr` is given.
+    static func startAgent(_ arguments: [String], stdin: FileHandle, stdout: FileHandle,
+                           stderr: FileHandle? = nil) throws -> ChildProcess {
+        try ChildProcess(executable: Enbeacon.binary.path, arguments: arguments, name: "agent",
+                         input: .handle(stdin), output: stdout, errors: stderr)
     }
 
     /// What the console descriptor (a pty master or a stdout pipe) shows, read only while waiting.
     final class Console {
         let fd: Int32
-        let agent: RunningAgent
+        let agent: ChildProcess
         private(set) var bytes: [UInt8] = []
         private(set) var screen = Screen()
         private var ended = false
 
-        init(fd: Int32, agent: RunningAgent) {
+        init(fd: Int32, agent: ChildProcess) {
             self.fd = fd
             self.agent = agent
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -359,7 +302,7 @@ struct ConsoleTerminalAgentTests {
                 \(rows)
                 --- raw: \(String(reflecting: String(decoding: bytes.suffix(3000), as: UTF8.self)))
                 --- agent log:
-                \(agent.log.suffix(3000))
+                \(agent.stderr.suffix(3000))
                 """
         }
 

@@ -76,7 +76,11 @@ struct CtlEveryCommandTests {
         }
     }
 
-    @Test func everyCommandAnswersOneJSONDocument() throws {
+    static let fixturesAvailable = FileManager.default.fileExists(
+        atPath: fixtures.appendingPathComponent("testExport-2-records-1-of-1.zip").path)
+
+    @Test(.enabled(if: fixturesAvailable, "../shared/gaen/fixtures is absent: the key server needs its export"))
+    func everyCommandAnswersOneJSONDocument() throws {
         let s = try Setup()
         var exercised: Set<String> = []
         func ok(_ command: String, _ arguments: String = "") throws -> [String: Any] {

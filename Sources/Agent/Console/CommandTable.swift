@@ -88,7 +88,9 @@ public final class CommandTable {
             return .reply(reply, json: request.json)
         case .text(let text) where request.json:
             // A command with nothing structured to say still answers --json with a JSON document.
-            return .reply(.json("{\"message\":\(JSONText.quoted(text))}"), json: true)
+            var o = JSONObject()
+            o.string("message", text)
+            return .reply(.json(o.text), json: true)
         default:
             return .reply(reply, json: request.json)
         }
@@ -289,17 +291,19 @@ public final class CommandTable {
     }
 
     private func listJSON(_ list: [ConsoleCommand]) -> String {
-        let entries = list.map {
-            "{\"name\":\(JSONText.quoted($0.name)),\"summary\":\(JSONText.quoted($0.summary)),"
-                + "\"usage\":\(JSONText.quoted($0.usage)),\"consent\":\(JSONText.quoted(consentName($0.consent)))}"
-        }
-        return "{\"commands\":[" + entries.joined(separator: ",") + "]}"
+        var o = JSONObject()
+        o.raw("commands", JSON.array(list.map { commandJSON($0, withHelp: false) }))
+        return o.text
     }
 
-    private func commandJSON(_ command: ConsoleCommand) -> String {
-        "{\"name\":\(JSONText.quoted(command.name)),\"summary\":\(JSONText.quoted(command.summary)),"
-            + "\"usage\":\(JSONText.quoted(command.usage)),\"help\":\(JSONText.quoted(command.help)),"
-            + "\"consent\":\(JSONText.quoted(consentName(command.consent)))}"
+    private func commandJSON(_ command: ConsoleCommand, withHelp: Bool = true) -> String {
+        var o = JSONObject()
+        o.string("name", command.name)
+        o.string("summary", command.summary)
+        o.string("usage", command.usage)
+        if withHelp { o.string("help", command.help) }
+        o.string("consent", consentName(command.consent))
+        return o.text
     }
 
     private func consentName(_ consent: ConsentRequirement) -> String {

@@ -25,14 +25,4 @@ public enum JSONText {
     public static func error(_ message: String) -> String {
         "{\"error\":\(quoted(message))}"
     }
-
-    /// A number, or `null` when there is none.
-    public static func number<N: BinaryInteger>(_ value: N?) -> String {
-        value.map { "\($0)" } ?? "null"
-    }
-
-    /// A string, or `null` when there is none.
-    public static func quotedOrNull(_ text: String?) -> String {
-        text.map(quoted) ?? "null"
-    }
 }

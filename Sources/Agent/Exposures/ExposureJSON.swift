@@ -11,11 +11,11 @@ import ENCore
 /// `daysSinceOnsetOfSymptoms` is left out when the export did not give it.
 extension Exposure {
     public var json: String {
-        var object = JSONObjectWriter()
+        var object = JSONObject()
         object.string("id", id.hex)
         object.string("date", date.description)
         object.integer("durationMinutes", durationMinutes)
-        object.raw("attenuationDurations", "[" + attenuationDurations.map(String.init).joined(separator: ",") + "]")
+        object.raw("attenuationDurations", JSON.array(attenuationDurations.map(String.init)))
         object.integer("typicalAttenuation", typicalAttenuation)
         object.integer("riskScore", riskScore)
         object.integer("transmissionRiskLevel", transmissionRiskLevel)
@@ -23,15 +23,15 @@ extension Exposure {
         if let daysSinceOnsetOfSymptoms { object.integer("daysSinceOnsetOfSymptoms", daysSinceOnsetOfSymptoms) }
         object.number("windowScore", windowScore)
         object.raw("windows", "[" + windows.map { window in
-            var item = JSONObjectWriter()
+            var item = JSONObject()
             item.string("date", window.date.description)
             item.number("score", window.score)
             item.number("weightedDurationSeconds", window.weightedDurationSeconds)
-            return item.object
+            return item.text
         }.joined(separator: ",") + "]")
         object.integer("detectedAt", detectedAt)
         object.bool("notified", notified)
-        return object.object
+        return object.text
     }
 
     /// Reads the object `json` writes; nil when anything is missing or out of shape.

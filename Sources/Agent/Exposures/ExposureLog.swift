@@ -113,10 +113,10 @@ public final class ExposureLog {
         var text = ""
         for exposure in records { text += exposure.json + "\n" }
         for (id, day) in tombstones.sorted(by: { $0.key < $1.key }) {
-            var object = JSONObjectWriter()
+            var object = JSONObject()
             object.string("revoked", id.hex)
             object.string("date", day.description)
-            text += object.object + "\n"
+            text += object.text + "\n"
         }
         try AtomicFile.write(Array(text.utf8), to: path, mode: 0o600)
         exposures = records
