@@ -23,28 +23,49 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]),
         // Kernel interfaces missing from Glibc's module (adjtimex, signalfd); no library to link.
         .systemLibrary(name: "CLinux"),
-        // Headers only: libcurl itself is loaded with dlopen while downloading (Agent/KeySync/CurlLibrary).
+        // Headers only: libcurl itself is loaded with dlopen while downloading (KeySync/CurlLibrary).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        // Pure logic, no I/O: key schedule, payload codec, matching, risk, export decoding.
+        // The system edge: EINTR-safe calls, one error type, atomic files, serial line set-up.
+        .target(name: "SystemIO", swiftSettings: sizeOptimised),
+        // Pure logic, no I/O: keys, payload, sightings, matching, risk, export files, JSON.
         .target(name: "ENCore", dependencies: ["COpenSSL", "CZlib"]),
         // The single-threaded cooperative loop: poll(2) + timer heap, or virtual time for simulation.
-        .target(name: "EventLoop", dependencies: ["CLinux"], swiftSettings: sizeOptimised),
+        .target(name: "EventLoop", dependencies: ["CLinux", "SystemIO"], swiftSettings: sizeOptimised),
         // HCI packets, H4 framing, transports, controller driver, virtual controller and radio.
-        .target(name: "HCI", dependencies: ["ENCore", "EventLoop"], swiftSettings: sizeOptimised),
-        // Crash-safe ring log and small atomic state files.
-        .target(name: "Store", dependencies: ["ENCore", "CZlib"], swiftSettings: sizeOptimised),
-        // Event loop, clock, services, console.
-        .target(name: "Agent", dependencies: ["ENCore", "EventLoop", "HCI", "Store", "CCurl", "CLinux"], swiftSettings: sizeOptimised),
-        .executableTarget(name: "enbeacon", dependencies: ["Agent"], swiftSettings: sizeOptimised),
+        .target(name: "HCI", dependencies: ["ENCore", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
+        // Crash-safe ring log of sightings and the data-directory lock.
+        .target(name: "Store", dependencies: ["ENCore", "CZlib", "SystemIO"], swiftSettings: sizeOptimised),
+        // The badge's services on the loop: clock, keys and advertiser, scanner and sightings, exposures,
+        // configuration, and the control interface the console goes through.
+        .target(name: "Agent", dependencies: ["ENCore", "EventLoop", "HCI", "Store", "SystemIO", "CLinux"],
+                swiftSettings: sizeOptimised),
+        // Diagnosis-key download (libcurl, loaded while downloading), verification and matching runs.
+        .target(name: "KeySync", dependencies: ["Agent", "ENCore", "EventLoop", "Store", "SystemIO", "CCurl"],
+                swiftSettings: sizeOptimised),
+        // The REPL (terminal, serial line, pipe), the unix socket for `enbeacon ctl`, and the commands.
+        .target(name: "Console", dependencies: ["Agent", "ENCore", "EventLoop", "HCI", "SystemIO"],
+                swiftSettings: sizeOptimised),
+        // Badges and phones on a virtual radio: the virtual board, whole-agent simulations, the demo.
+        .target(name: "Simulation", dependencies: ["Agent", "KeySync", "ENCore", "EventLoop", "HCI", "Store"],
+                swiftSettings: sizeOptimised),
+        .executableTarget(name: "enbeacon", dependencies: ["Agent", "KeySync", "Console", "Simulation", "ENCore", "EventLoop", "HCI",
+                                                           "Store", "SystemIO"],
+                          swiftSettings: sizeOptimised),
         // Appends sightings and acknowledges each flush on stdout: the process the power-cut tests kill.
-        .executableTarget(name: "enbeacon-store-writer", dependencies: ["Store"], path: "Tools/store-writer"),
+        .executableTarget(name: "enbeacon-store-writer", dependencies: ["Store", "Simulation"], path: "Tools/store-writer"),
 
+        // What several test targets share: temporary directories, child processes.
+        .target(name: "TestSupport", dependencies: ["EventLoop"], path: "Tests/Support"),
+        .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "TestSupport"]),
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "enbeacon-store-writer"]),
-        .testTarget(name: "AgentTests", dependencies: ["Agent"]),
+        .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Simulation", "enbeacon-store-writer"]),
+        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "Agent", "Simulation"]),
+        .testTarget(name: "KeySyncTests", dependencies: ["TestSupport", "KeySync", "Console", "Simulation"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "Console", "Simulation"]),
+        .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "Simulation"]),
         // Runs the built executable: exit codes, stdout and stderr exactly as scripts see them.
         .testTarget(name: "enbeaconTests", dependencies: ["enbeacon"]),
     ],

@@ -17,11 +17,11 @@ public struct MonotonicInstant: Hashable, Comparable, Sendable, CustomStringConv
     public static func < (a: Self, b: Self) -> Bool { a.nanoseconds < b.nanoseconds }
 
     public static func + (instant: Self, delta: Duration) -> Self {
-        Self(nanoseconds: saturatingSum(instant.nanoseconds, delta.clampedNanoseconds))
+        Self(nanoseconds: saturatingSum(instant.nanoseconds, delta.nanosecondsValue))
     }
 
     public static func - (instant: Self, delta: Duration) -> Self {
-        let nanoseconds = delta.clampedNanoseconds
+        let nanoseconds = delta.nanosecondsValue
         // Negating Int64.min would overflow; nudging by one nanosecond is immaterial there.
         return Self(nanoseconds: saturatingSum(instant.nanoseconds, nanoseconds == .min ? .max : -nanoseconds))
     }

@@ -1,4 +1,5 @@
 import Glibc
+import SystemIO
 
 /// The real event loop: `poll(2)` over the watched descriptors, with the timeout taken from the
 /// earliest timer on CLOCK_MONOTONIC.
@@ -96,7 +97,7 @@ public final class PollLoop: EventLoop {
     public func handleSignals(
         _ signals: [Int32] = [SIGTERM, SIGINT, SIGHUP],
         _ handler: @escaping (Int32) -> Void
-    ) throws(SystemCallError) {
+    ) throws(SystemError) {
         signal(SIGPIPE, SIG_IGN)
         let fd = try SignalDescriptor.open(for: signals)
         stopHandlingSignals()
@@ -166,7 +167,7 @@ public final class PollLoop: EventLoop {
                 // again; due timers still run below.
                 return
             default:
-                fatalError("poll: \(SystemCallError.lastError(of: "poll"))")
+                fatalError("poll: \(SystemError.last("poll"))")
             }
         }
         for (index, descriptor) in pollDescriptors.enumerated() where descriptor.revents != 0 {

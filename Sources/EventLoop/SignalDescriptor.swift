@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import SystemIO
 
 /// A signalfd: signals turned into readable records on a descriptor, so that they arrive as
 /// ordinary loop callbacks instead of interrupting code at arbitrary points.
@@ -10,16 +11,16 @@ enum SignalDescriptor {
 
     /// Blocks `signals` for the calling thread (threads created later inherit the mask) and opens
     /// a non-blocking signalfd that reports them.
-    static func open(for signals: [Int32]) throws(SystemCallError) -> Int32 {
+    static func open(for signals: [Int32]) throws(SystemError) -> Int32 {
         var set = sigset_t()
         sigemptyset(&set)
         for signal in signals { sigaddset(&set, signal) }
         // Blocked, a signal stays pending until read from the signalfd instead of running a handler
         // or its default action (which for these three is to terminate).
         let status = pthread_sigmask(SIG_BLOCK, &set, nil)
-        guard status == 0 else { throw SystemCallError(call: "pthread_sigmask", code: status) }
+        guard status == 0 else { throw SystemError(call: "pthread_sigmask", code: status) }
         let fd = signalfd(-1, &set, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
-        guard fd >= 0 else { throw SystemCallError.lastError(of: "signalfd") }
+        guard fd >= 0 else { throw SystemError.last("signalfd") }
         return fd
     }
 

@@ -47,7 +47,7 @@ public final class VirtualLoop: EventLoop {
     /// Moves the wall clock forward (positive) or backward (negative) without touching monotonic
     /// time or timers.
     public func jumpWallClock(by offset: Duration) {
-        unixNanosecondsAtZero = unixNanosecondsAtZero &+ offset.clampedNanoseconds
+        unixNanosecondsAtZero = unixNanosecondsAtZero &+ offset.nanosecondsValue
     }
 
     // MARK: Timers

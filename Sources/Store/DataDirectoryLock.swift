@@ -1,3 +1,4 @@
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,7 +26,7 @@ public final class DataDirectoryLock {
             let holder = code == EWOULDBLOCK ? Self.pid(in: descriptor) : nil
             close(descriptor)
             if code == EWOULDBLOCK { throw .inUse(directory: directory, pid: holder) }
-            throw .file(FileError(path: path, call: "flock", code: code))
+            throw .file(SystemError(call: "flock", path: path, code: code))
         }
         let text = Array("\(getpid())\n".utf8)
         // Best effort and never fsync'd: the PID only makes a refusal's message better.
@@ -51,7 +52,7 @@ public final class DataDirectoryLock {
 public enum DataDirectoryLockError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Another process holds the lock; its PID when the lock file says.
     case inUse(directory: String, pid: Int32?)
-    case file(FileError)
+    case file(SystemError)
 
     public var description: String {
         switch self {

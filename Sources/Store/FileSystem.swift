@@ -1,3 +1,4 @@
+import SystemIO
 /// The file operations the ring log performs, behind a protocol so tests can count every fsync and
 /// inject failures (a full card, a failing write) without touching a real device.
 ///
@@ -5,20 +6,20 @@
 /// a one-a-minute cadence costs nothing and leaves no descriptor state to get wrong.
 public protocol FileSystem: AnyObject {
     /// Creates the directory (and missing parents) 0700, durably; tightens an existing one to 0700.
-    func makeDirectory(_ path: String) throws(FileError)
+    func makeDirectory(_ path: String) throws(SystemError)
     /// The names of the entries in `directory` (not `.` and `..`).
-    func fileNames(in directory: String) throws(FileError) -> [String]
+    func fileNames(in directory: String) throws(SystemError) -> [String]
     /// The whole file. A block the device cannot read comes back as zeros, which no record verifies
     /// against: a bad sector costs the records in it, never the opening of the store.
-    func contents(of path: String) throws(FileError) -> [UInt8]
+    func contents(of path: String) throws(SystemError) -> [UInt8]
     /// Creates an empty file, 0600, failing if it already exists. Not durable until the directory is synchronized.
-    func createFile(_ path: String) throws(FileError)
+    func createFile(_ path: String) throws(SystemError)
     /// Writes `bytes` at `offset` without synchronizing.
-    func write(_ bytes: [UInt8], to path: String, at offset: Int) throws(FileError)
+    func write(_ bytes: [UInt8], to path: String, at offset: Int) throws(SystemError)
     /// Makes the file's data (and its size) durable: one fdatasync.
-    func synchronizeFile(_ path: String) throws(FileError)
+    func synchronizeFile(_ path: String) throws(SystemError)
     /// Makes entries created in or removed from `directory` durable: one fsync on the directory.
-    func synchronizeDirectory(_ path: String) throws(FileError)
-    func truncateFile(_ path: String, to length: Int) throws(FileError)
-    func removeFile(_ path: String) throws(FileError)
+    func synchronizeDirectory(_ path: String) throws(SystemError)
+    func truncateFile(_ path: String, to length: Int) throws(SystemError)
+    func removeFile(_ path: String) throws(SystemError)
 }

@@ -1,3 +1,4 @@
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,11 +7,11 @@ import Glibc
 public final class PosixFileSystem: FileSystem {
     public init() {}
 
-    public func makeDirectory(_ path: String) throws(FileError) {
+    public func makeDirectory(_ path: String) throws(SystemError) {
         try AtomicFile.makeDirectory(path, mode: 0o700)
     }
 
-    public func fileNames(in directory: String) throws(FileError) -> [String] {
+    public func fileNames(in directory: String) throws(SystemError) -> [String] {
         guard let stream = opendir(directory) else { throw .last("opendir", directory) }
         defer { closedir(stream) }
         var names: [String] = []
@@ -23,26 +24,26 @@ public final class PosixFileSystem: FileSystem {
         return names
     }
 
-    public func contents(of path: String) throws(FileError) -> [UInt8] {
+    public func contents(of path: String) throws(SystemError) -> [UInt8] {
         let fd = try Posix.open(path, O_RDONLY)
         defer { close(fd) }
         return try Posix.readAll(fd, path: path, skippingUnreadableBlocks: true)
     }
 
-    public func createFile(_ path: String) throws(FileError) {
+    public func createFile(_ path: String) throws(SystemError) {
         let fd = try Posix.open(path, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
         defer { close(fd) }
         // open's mode is filtered by the umask; sightings are personal data, 0600 whatever it is.
         guard fchmod(fd, 0o600) == 0 else { throw .last("fchmod", path) }
     }
 
-    public func write(_ bytes: [UInt8], to path: String, at offset: Int) throws(FileError) {
+    public func write(_ bytes: [UInt8], to path: String, at offset: Int) throws(SystemError) {
         let fd = try Posix.open(path, O_WRONLY)
         defer { close(fd) }
         try Posix.write(bytes, to: fd, at: offset, path: path)
     }
 
-    public func synchronizeFile(_ path: String) throws(FileError) {
+    public func synchronizeFile(_ path: String) throws(SystemError) {
         let fd = try Posix.open(path, O_WRONLY)
         defer { close(fd) }
         // fdatasync, not fsync: the new size is flushed either way, the mtime (a second metadata
@@ -50,15 +51,15 @@ public final class PosixFileSystem: FileSystem {
         guard fdatasync(fd) == 0 else { throw .last("fdatasync", path) }
     }
 
-    public func synchronizeDirectory(_ path: String) throws(FileError) {
+    public func synchronizeDirectory(_ path: String) throws(SystemError) {
         try Posix.synchronizeDirectory(path)
     }
 
-    public func truncateFile(_ path: String, to length: Int) throws(FileError) {
+    public func truncateFile(_ path: String, to length: Int) throws(SystemError) {
         guard truncate(path, off_t(length)) == 0 else { throw .last("truncate", path) }
     }
 
-    public func removeFile(_ path: String) throws(FileError) {
+    public func removeFile(_ path: String) throws(SystemError) {
         guard unlink(path) == 0 || errno == ENOENT else { throw .last("unlink", path) }
     }
 }

@@ -1,3 +1,4 @@
+import SystemIO
 /// A log of CRC-checked records in a ring of segment files under one directory, bounded in bytes and
 /// in age, that survives power cuts at any moment.
 ///
@@ -72,7 +73,7 @@ public final class RingLog {
 
     /// Opens the log in `directory` (created 0700 if missing), recovering from whatever a crash left.
     public init(directory: String, settings: Settings = Settings(),
-                fileSystem: any FileSystem = PosixFileSystem()) throws(FileError) {
+                fileSystem: any FileSystem = PosixFileSystem()) throws(SystemError) {
         precondition(settings.segmentBytes > 0 && settings.byteBudget >= 2 * settings.segmentBytes,
                      "the byte budget must hold at least two segments")
         self.directory = directory
@@ -123,7 +124,7 @@ public final class RingLog {
 
     /// Appends `records` durably: one write and one fdatasync (plus a directory fsync when a segment is
     /// started). When it throws, nothing was appended and the log ends where it did.
-    public func append(_ records: [NewRecord]) throws(FileError) {
+    public func append(_ records: [NewRecord]) throws(SystemError) {
         guard !records.isEmpty else { return }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.reduce(0) { $0 + RecordHeader.size + $1.payload.count })
@@ -137,7 +138,7 @@ public final class RingLog {
         if !fits { try startSegment() }
         let index = segments.count - 1
         let path = path(of: segments[index])
-        do throws(FileError) {
+        do throws(SystemError) {
             try fileSystem.write(bytes, to: path, at: segments[index].bytes)
             statistics.appends += 1
             statistics.bytesAppended += bytes.count
@@ -162,7 +163,7 @@ public final class RingLog {
     /// numbers carry on.
     ///
     /// Removals are not synchronized: a segment a power cut brings back is removed again next time.
-    public func trim(expiredBefore cutoff: Int64 = .min) throws(FileError) {
+    public func trim(expiredBefore cutoff: Int64 = .min) throws(SystemError) {
         if let newest = segments.last?.newestTime, newest < cutoff { try startSegment() }
         while segments.count > 1 {
             let oldest = segments[0]
@@ -177,7 +178,7 @@ public final class RingLog {
 
     /// Deletes every record: a fresh empty segment replaces all others (sequence numbers keep rising, so
     /// nothing deleted can be mistaken for something new after a crash mid-way).
-    public func removeAll() throws(FileError) {
+    public func removeAll() throws(SystemError) {
         try startSegment()
         while segments.count > 1 {
             try fileSystem.removeFile(path(of: segments[0]))
@@ -190,7 +191,7 @@ public final class RingLog {
 
     /// Visits the valid records whose time is at or after `cutoff`, reading one segment at a time.
     public func forEachRecord(order: ReadOrder = .oldestFirst, notBefore cutoff: Int64 = .min,
-                              _ visit: (Record) -> VisitDecision) throws(FileError) {
+                              _ visit: (Record) -> VisitDecision) throws(SystemError) {
         let readable = segments.filter { $0.newestTime.map { $0 >= cutoff } ?? false }
         for segmentIndex in order.indices(readable.count) {
             let bytes = try fileSystem.contents(of: path(of: readable[segmentIndex]))
@@ -211,7 +212,7 @@ public final class RingLog {
 
     /// Starts an empty segment for the next sequence number; made durable in the directory at once, so
     /// records fsync'd into it cannot vanish with its name.
-    private func startSegment() throws(FileError) {
+    private func startSegment() throws(SystemError) {
         let segment = Segment(firstSequence: nextSequence)
         try fileSystem.createFile(path(of: segment))
         segments.append(segment)

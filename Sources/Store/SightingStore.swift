@@ -1,4 +1,5 @@
 import ENCore
+import SystemIO
 /// The sightings of the last 14 days, on a ring log in `DATA/sightings/`.
 ///
 /// `append` only queues in memory; `flush` (the agent calls it every flush interval and on SIGTERM)
@@ -32,7 +33,7 @@ public final class SightingStore {
 
     /// Opens (creating if need be) the store under `dataDirectory`, recovering from any crash.
     public init(dataDirectory: String, settings: Settings = Settings(),
-                fileSystem: any FileSystem = PosixFileSystem()) throws(FileError) {
+                fileSystem: any FileSystem = PosixFileSystem()) throws(SystemError) {
         self.settings = settings
         log = try RingLog(directory: dataDirectory + "/" + Self.folderName, settings: settings.log,
                           fileSystem: fileSystem)
@@ -58,7 +59,7 @@ public final class SightingStore {
     ///
     /// If the write fails the sightings stay queued for the next flush; if only the removal of an old
     /// segment fails afterwards, the sightings are durable and the error is still thrown.
-    public func flush() throws(FileError) {
+    public func flush() throws(SystemError) {
         guard !pending.isEmpty else { return }
         try log.append(SightingRecordFormat.records(for: pending))
         pending.removeAll(keepingCapacity: true)
@@ -68,12 +69,12 @@ public final class SightingStore {
     /// Expires sightings first seen more than `settings.retention` seconds before `now` (Unix seconds):
     /// hidden from every read at once, removed from disk segment by segment.
     /// Deletes every sighting, stored or waiting for a flush (the console's `wipe`).
-    public func removeAll() throws(FileError) {
+    public func removeAll() throws(SystemError) {
         pending.removeAll()
         try log.removeAll()
     }
 
-    public func prune(now: Int64) throws(FileError) {
+    public func prune(now: Int64) throws(SystemError) {
         // Follows the clock both ways: a clock corrected backwards must not hide recent sightings.
         retentionCutoff = now - settings.retention
         try log.trim(expiredBefore: retentionCutoff)
@@ -82,7 +83,7 @@ public final class SightingStore {
     /// Visits the unexpired sightings first seen at or after `since`, queued ones included (they are the
     /// newest). Oldest first is the order of appending.
     public func forEach(since: Int64 = .min, order: ReadOrder = .oldestFirst,
-                        _ visit: (Sighting) -> VisitDecision) throws(FileError) {
+                        _ visit: (Sighting) -> VisitDecision) throws(SystemError) {
         let cutoff = max(since, retentionCutoff)
         var stopped = false
         func visitPending() {
@@ -109,7 +110,7 @@ public final class SightingStore {
 
     /// The newest `limit` unexpired sightings first seen at or after `since`, newest first (the console's
     /// `sightings` command).
-    public func newestFirst(since: Int64 = .min, limit: Int = .max) throws(FileError) -> [Sighting] {
+    public func newestFirst(since: Int64 = .min, limit: Int = .max) throws(SystemError) -> [Sighting] {
         var result: [Sighting] = []
         guard limit > 0 else { return result }
         try forEach(since: since, order: .newestFirst) { sighting in
@@ -120,7 +121,7 @@ public final class SightingStore {
     }
 
     /// Reads the oldest readable sighting from disk (one segment), the rest from memory.
-    public func usage() throws(FileError) -> StoreUsage {
+    public func usage() throws(SystemError) -> StoreUsage {
         var oldest: Int64?
         try forEach { sighting in
             oldest = sighting.firstSeen

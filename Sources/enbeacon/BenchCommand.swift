@@ -1,3 +1,4 @@
+import Simulation
 import Agent
 import ENCore
 import Store
@@ -189,8 +190,8 @@ enum BenchCommand {
 
     static func store(perDay: Int, days: Int, out: FileOutput) -> Int32 {
         do {
-            let baseline = try StoreBenchmark.run(sightingsPerDay: perDay, days: days, fileSystem: UnsyncedFileSystem())
-            let f = try StoreBenchmark.run(sightingsPerDay: perDay, days: days)
+            let baseline = try StoreWorkload.run(sightingsPerDay: perDay, days: days, fileSystem: UnsyncedFileSystem())
+            let f = try StoreWorkload.run(sightingsPerDay: perDay, days: days)
             out.write("sightings \(f.sightings) (\(f.sightingsPerDay)/day for \(f.days) days), stored \(f.storedSightings)\n")
             out.write("on disk \(f.bytesOnDisk) bytes, \(format(f.bytesPerSighting)) bytes per sighting\n")
             out.write("written per day \(Int(f.bytesWrittenPerDay)) bytes in \(Int(f.flushesPerDay)) flushes, "

@@ -1,4 +1,5 @@
 import Agent
+import Console
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+import Simulation
 import Agent
 #if canImport(Glibc)
 import Glibc

@@ -1,8 +1,12 @@
+import Simulation
 import Agent
+import Console
+import KeySync
 import ENCore
 import Store
 import EventLoop
 import HCI
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -129,23 +133,37 @@ enum RunCommand {
     /// Runs until stopped; returns the exit status.
     static func run(_ request: Request, err: FileOutput) -> Int32 {
         let loop = PollLoop()
-        // While the console is a terminal that stderr shares, log lines go above the line being typed
-        // instead of through it.
-        var terminalConsole: ConsoleSession?
+        let logOutput = LogOutput(err: err)
         let log = Logger(level: request.logLevel) { level, message in
-            let line = "\(UTCDateTime(unixSeconds: loop.unixNanoseconds / 1_000_000_000)) \(level) \(message)"
-            if let terminalConsole, terminalConsole.isShowing {
-                terminalConsole.show(line)
-            } else {
-                err.write(line + "\n")
+            logOutput.write("\(UTCDateTime(unixSeconds: loop.unixNanoseconds / 1_000_000_000)) \(level) \(message)")
+        }
+        var snoop: BtsnoopFile?
+        if let path = request.btsnoop {
+            do { snoop = try BtsnoopFile(path: path) } catch {
+                log.error("--btsnoop \(path): \(error)")
+                return 1
             }
         }
-        // Set once the agent exists; a SIGHUP before that has nothing to reload yet.
-        var reload: () -> Void = {}
+        let link = ControllerLink(request.transport, board: request.board, loop: loop, snoop: snoop, log: log)
+        let agent: Agent
+        let keySync: KeySync
+        do {
+            var settings = Agent.Settings()
+            settings.clockPolicy = request.board.clock
+            settings.configuration = request.configuration
+            settings.configurationFile = request.configurationFile
+            agent = try Agent(loop: loop, settings: settings, log: log, dataDirectory: request.dataDirectory,
+                              makeTransport: link.make)
+            keySync = KeySync(agent: agent, http: try HTTPClient(loop: loop))
+        } catch {
+            log.error("\(error)")
+            return 1
+        }
+        agent.attach(keyDownload: keySync)
         do {
             try loop.handleSignals { signal in
                 if signal == SIGHUP {
-                    reload()
+                    reloadConfiguration(agent, file: request.configurationFile, log: log)
                 } else {
                     log.info("stopping on signal \(signal)")
                     loop.stop()
@@ -155,36 +173,8 @@ enum RunCommand {
             log.error("cannot handle signals: \(error)")
             return 1
         }
-
-        var snoop: BtsnoopFile?
-        if let path = request.btsnoop {
-            do { snoop = try BtsnoopFile(path: path) } catch {
-                log.error("--btsnoop \(path): \(error)")
-                return 1
-            }
-        }
-        let virtualBoard = request.transport == .virtual
-            ? VirtualBoard(loop: loop, phones: request.board.simulatedPhones, log: log) : nil
-        let makeTransport: () -> any HCITransport = {
-            let base: any HCITransport = virtualBoard?.makeAgentTransport()
-                ?? StreamTransport.make(request.transport, loop: loop)!
-            guard let snoop else { return base }
-            return SnoopingTransport(base, file: snoop, loop: loop, log: log)
-        }
-        let agent: Agent
-        do {
-            var settings = Agent.Settings()
-            settings.clockPolicy = request.board.clock
-            settings.configuration = request.configuration
-            settings.configurationFile = request.configurationFile
-            agent = try Agent(loop: loop, settings: settings, log: log, dataDirectory: request.dataDirectory, makeTransport: makeTransport)
-        } catch {
-            log.error("\(error)")
-            return 1
-        }
-        reload = { reloadConfiguration(agent, file: request.configurationFile, log: log) }
         log.info("enbeacon \(Enbeacon.version) starting on board \(request.board.name), transport \(request.transport)")
-        virtualBoard?.start()
+        link.virtualBoard?.start()
         agent.start()
         if let seconds = request.seconds {
             loop.schedule(after: .seconds(seconds)) {
@@ -193,37 +183,18 @@ enum RunCommand {
             }
         }
         // The console: the same commands on stdin (or a serial line) and on DATA/console.sock for `enbeacon ctl`.
-        let table = AgentConsole.commandTable(for: agent, stop: { loop.stop() })
+        let table = AgentConsole.commandTable(for: AgentControl(agent: agent, stop: { loop.stop() }))
         let server = ConsoleSocketServer(loop: loop, table: table,
                                          path: ConsoleSocketServer.path(dataDirectory: request.dataDirectory), log: log)
         do { try server.start() } catch { log.error("console socket: \(error)") }
-        var session: ConsoleSession?
-        do {
-            session = try ConsoleSession.open(request.console, loop: loop, table: table,
-                                              history: ConsoleHistoryFile(dataDirectory: request.dataDirectory), log: log)
-            // Ctrl-D on an empty terminal line is the person at the console saying quit; the end of a pipe or
-            // a serial line that fails is not: the agent goes on, and `enbeacon ctl` still reaches it.
-            session?.onEnd = { [channel = session?.channel] ending in
-                switch ending {
-                case .endOfInput where channel == .terminal:
-                    log.info("console: Ctrl-D, stopping")
-                    loop.stop()
-                case .endOfInput:
-                    log.info("console: end of input; the agent goes on (enbeacon ctl reaches it)")
-                case .failed(let reason):
-                    log.warn("console ended: \(reason); the agent goes on (enbeacon ctl reaches it)")
-                }
-            }
-            session?.start()
-            if let session, session.channel == .terminal, request.console == .standardInput,
-               sameTerminal(0, 2) {
-                terminalConsole = session
-            }
-        } catch {
-            log.error("console \(request.console): \(error)")
+        let session = openConsole(request, loop: loop, table: table, log: log)
+        // While the console is a terminal that stderr shares, log lines go above the line being typed
+        // instead of through it.
+        if let session, session.channel == .terminal, request.console == .standardInput, sameTerminal(0, 2) {
+            logOutput.terminal = session
         }
         loop.run()
-        terminalConsole = nil
+        logOutput.terminal = nil
         session?.close()
         server.stop()
         agent.stop()
@@ -231,5 +202,77 @@ enum RunCommand {
         log.info("stopped: \(agent.advertiser.rotations) rotations, \(agent.scanner.scans) scans, "
                  + "\(agent.reportsHeard) GAEN reports, \(agent.radio.otherReports) other reports")
         return 0
+    }
+
+    /// The REPL `request.console` asks for, started; nil for none or when it cannot be opened (the agent
+    /// runs on, reachable through `enbeacon ctl`).
+    static func openConsole(_ request: Request, loop: PollLoop, table: CommandTable, log: Logger) -> ConsoleSession? {
+        let session: ConsoleSession?
+        do {
+            session = try ConsoleSession.open(request.console, loop: loop, table: table,
+                                              history: ConsoleHistoryFile(dataDirectory: request.dataDirectory), log: log)
+        } catch {
+            log.error("console \(request.console): \(error)")
+            return nil
+        }
+        guard let session else { return nil }
+        // Ctrl-D on an empty terminal line is the person at the console saying quit; the end of a pipe or
+        // a serial line that fails is not: the agent goes on, and `enbeacon ctl` still reaches it.
+        let channel = session.channel
+        session.onEnd = { ending in
+            switch ending {
+            case .endOfInput where channel == .terminal:
+                log.info("console: Ctrl-D, stopping")
+                loop.stop()
+            case .endOfInput:
+                log.info("console: end of input; the agent goes on (enbeacon ctl reaches it)")
+            case .failed(let reason):
+                log.warn("console ended: \(reason); the agent goes on (enbeacon ctl reaches it)")
+            }
+        }
+        session.start()
+        return session
+    }
+}
+
+/// Where the agent's log lines go: stderr, or above the line being typed while the console is a terminal
+/// that stderr shares.
+final class LogOutput {
+    private let err: FileOutput
+    var terminal: ConsoleSession?
+
+    init(err: FileOutput) { self.err = err }
+
+    func write(_ line: String) {
+        if let terminal, terminal.isShowing {
+            terminal.show(line)
+        } else {
+            err.write(line + "\n")
+        }
+    }
+}
+
+/// The agent's link to its controller, made anew at each (re)connection: the virtual board's in-process
+/// controller or a stream (user channel, UART, TCP), logged to btsnoop when asked.
+struct ControllerLink {
+    /// The built-in board, when the transport is `virtual`.
+    let virtualBoard: VirtualBoard?
+    let make: () -> any HCITransport
+
+    init(_ spec: TransportSpec, board: BoardProfile, loop: PollLoop, snoop: BtsnoopFile?, log: Logger) {
+        let base: () -> any HCITransport
+        if spec == .virtual {
+            let virtualBoard = VirtualBoard(loop: loop, phones: board.simulatedPhones, log: log)
+            self.virtualBoard = virtualBoard
+            base = { virtualBoard.makeAgentTransport() }
+        } else {
+            virtualBoard = nil
+            base = { StreamTransport(spec, loop: loop) }
+        }
+        guard let snoop else {
+            make = base
+            return
+        }
+        make = { SnoopingTransport(base(), file: snoop, loop: loop, log: log) }
     }
 }

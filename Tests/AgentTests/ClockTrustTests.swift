@@ -3,18 +3,20 @@ import ENCore
 import EventLoop
 import HCI
 import Testing
+import Simulation
+import TestSupport
 
 @Suite struct ClockTrustTests {
     @Test func noAdvertisingOrScanningBeforeTheOperatorTrustsTheClock() throws {
         let dir = TemporaryDirectory()
-        let sim = try Simulation(startUnixSeconds: simulationStart, seed: 1, dataRoot: dir.path)
+        let sim = try Simulation(startUnixSeconds: Simulation.twoHoursBeforeMidnight, seed: 1, dataRoot: dir.path)
         var settings = Agent.Settings()
         settings.clockPolicy = .ntp
         let badge = try sim.addBadge("untrusted", at: .origin, settings: settings,
                                      clockProbe: SwitchableClockProbe(synchronised: false))
         let listener = try sim.addBadge("listener", at: RadioPosition(x: 1, y: 0))
         var heardUntrusted = 0
-        _ = listener.agent.addReportObserver { r, _ in if r.address == badge.controller.state.randomAddress { heardUntrusted += 1 } }
+        _ = listener.agent.watchBeacons { r, _ in if r.address == badge.controller.state.randomAddress { heardUntrusted += 1 } }
 
         sim.run(for: .seconds(3600))
         #expect(badge.agent.driver.phase == .ready, "the controller is initialised meanwhile")
@@ -33,7 +35,7 @@ import Testing
 
     @Test func ntpSynchronisingLaterStartsTheBadge() throws {
         let dir = TemporaryDirectory()
-        let sim = try Simulation(startUnixSeconds: simulationStart, seed: 2, dataRoot: dir.path)
+        let sim = try Simulation(startUnixSeconds: Simulation.twoHoursBeforeMidnight, seed: 2, dataRoot: dir.path)
         var settings = Agent.Settings()
         settings.clockPolicy = .ntp
         let probe = SwitchableClockProbe(synchronised: false)
@@ -48,7 +50,7 @@ import Testing
 
     @Test func forwardJumpOfDaysRotatesAtOnceWithANewKeyAndKeepsTheOldOnes() throws {
         let dir = TemporaryDirectory()
-        let sim = try Simulation(startUnixSeconds: simulationStart, seed: 3, dataRoot: dir.path)
+        let sim = try Simulation(startUnixSeconds: Simulation.twoHoursBeforeMidnight, seed: 3, dataRoot: dir.path)
         let badge = try sim.addBadge("badge", at: .origin)
         sim.run(for: .seconds(3 * 3600))  // 22:00 → 01:00, past midnight: two keys
         let before = badge.storedKeys
@@ -68,7 +70,7 @@ import Testing
 
     @Test func backwardJumpOfHoursAcrossMidnightReusesThatDaysKey() throws {
         let dir = TemporaryDirectory()
-        let sim = try Simulation(startUnixSeconds: simulationStart, seed: 4, dataRoot: dir.path)
+        let sim = try Simulation(startUnixSeconds: Simulation.twoHoursBeforeMidnight, seed: 4, dataRoot: dir.path)
         let badge = try sim.addBadge("badge", at: .origin)
         sim.run(for: .seconds(3 * 3600))  // 22:00 → 01:00: yesterday's and today's keys
         let before = badge.storedKeys

@@ -3,6 +3,7 @@ import ENCore
 import EventLoop
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct ExposureTests {
     static let day = UTCDay(daysSinceEpoch: 20_400)

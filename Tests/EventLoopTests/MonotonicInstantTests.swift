@@ -32,10 +32,10 @@ import Testing
     }
 
     @Test func durationConversionTruncatesTowardZero() {
-        #expect(Duration.nanoseconds(-1).clampedNanoseconds == -1)
-        #expect((Duration.nanoseconds(3) / 2).clampedNanoseconds == 1)
-        #expect((Duration.nanoseconds(-3) / 2).clampedNanoseconds == -1)
-        #expect(Duration.seconds(600).clampedNanoseconds == 600_000_000_000)
+        #expect(Duration.nanoseconds(-1).nanosecondsValue == -1)
+        #expect((Duration.nanoseconds(3) / 2).nanosecondsValue == 1)
+        #expect((Duration.nanoseconds(-3) / 2).nanosecondsValue == -1)
+        #expect(Duration.seconds(600).nanosecondsValue == 600_000_000_000)
     }
 
     @Test func descriptionShowsSeconds() {

@@ -293,7 +293,7 @@ struct StreamTransportTests {
         let loop = PollLoop()
         let listener = try TCPListener()
         defer { listener.close() }
-        let transport = try #require(StreamTransport.make(.tcp(host: "127.0.0.1", port: listener.port), loop: loop))
+        let transport = StreamTransport(.tcp(host: "127.0.0.1", port: listener.port), loop: loop)
         let received = Received()
         received.start(transport)
         // Queued until the connection completes.
@@ -334,7 +334,7 @@ struct StreamTransportTests {
         // Bound but not listening: the port is ours, so nothing else can answer on it, and connecting is refused.
         let closed = try TCPListener(listening: false)
         defer { closed.close() }
-        let transport = try #require(StreamTransport.make(.tcp(host: "127.0.0.1", port: closed.port), loop: loop))
+        let transport = StreamTransport(.tcp(host: "127.0.0.1", port: closed.port), loop: loop)
         let received = Received()
         received.start(transport)
         #expect(received.failures.isEmpty)
@@ -383,9 +383,15 @@ struct StreamTransportTests {
         for bridge in bridges { bridge.close() }
     }
 
-    @Test("the virtual transport is not a stream: make() leaves it to the agent")
+    @Test("the virtual transport is not a stream: a transport made for it fails at start, saying so")
     func virtualIsNotAStream() {
-        #expect(StreamTransport.make(.virtual, loop: PollLoop()) == nil)
+        let loop = PollLoop()
+        let received = Received()
+        let transport = StreamTransport(.virtual, loop: loop)
+        received.start(transport)
+        #expect(received.failures.isEmpty)
+        #expect(run(loop, until: { !received.failures.isEmpty }))
+        #expect(received.failures.map(\.description) == ["virtual: the in-process controller is not a stream; the agent links it itself"])
     }
 }
 

@@ -1,5 +1,6 @@
 import Glibc
 @testable import HCI
+import SystemIO
 import Testing
 
 @Suite("Transport spec and openers")
@@ -81,9 +82,9 @@ struct TransportSpecTests {
     @Test("every baud the parser accepts is one termios can set")
     func baudsMatchTermios() {
         for baud in TransportSpec.supportedBauds {
-            #expect(TransportOpeners.speedConstant(baud) != nil, "\(baud)")
+            #expect(SerialLine.speedConstant(baud) != nil, "\(baud)")
         }
-        #expect(TransportOpeners.speedConstant(12345) == nil)
+        #expect(SerialLine.speedConstant(12345) == nil)
     }
 
     // MARK: what a failed open tells the person at the console

@@ -1,5 +1,7 @@
 import ENCore
+import Simulation
 import Testing
+import TestSupport
 @testable import Store
 
 @Suite struct BudgetTests {
@@ -8,7 +10,7 @@ import Testing
     @Test func fourteenDaysOfFiveThousandFitTheBudget() throws {
         let dir = TemporaryDirectory()
         let files = CountingFileSystem(performsSync: false)
-        let figures = try StoreBenchmark.run(scratchParent: dir.path, sightingsPerDay: 5_000, days: 14, fileSystem: files)
+        let figures = try StoreWorkload.run(scratchParent: dir.path, sightingsPerDay: 5_000, days: 14, fileSystem: files)
         #expect(figures.sightings == 70_000)
         #expect(figures.storedSightings == 70_000)
         #expect(figures.bytesOnDisk <= 2_500_000)

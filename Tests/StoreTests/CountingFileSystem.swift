@@ -1,5 +1,6 @@
 import Glibc
 @testable import Store
+import SystemIO
 
 /// The real file system, counting the calls that matter (fsyncs, writes, whole-file reads) and able to fail
 /// writes on demand. With `performsSync` false the syncs are counted but skipped, for long runs whose
@@ -18,33 +19,33 @@ final class CountingFileSystem: FileSystem {
 
     var syncs: Int { fileSyncs + directorySyncs }
 
-    func makeDirectory(_ path: String) throws(FileError) { try real.makeDirectory(path) }
-    func fileNames(in directory: String) throws(FileError) -> [String] { try real.fileNames(in: directory) }
-    func contents(of path: String) throws(FileError) -> [UInt8] {
+    func makeDirectory(_ path: String) throws(SystemError) { try real.makeDirectory(path) }
+    func fileNames(in directory: String) throws(SystemError) -> [String] { try real.fileNames(in: directory) }
+    func contents(of path: String) throws(SystemError) -> [UInt8] {
         reads += 1
         return try real.contents(of: path)
     }
-    func createFile(_ path: String) throws(FileError) { try real.createFile(path) }
+    func createFile(_ path: String) throws(SystemError) { try real.createFile(path) }
 
-    func write(_ bytes: [UInt8], to path: String, at offset: Int) throws(FileError) {
+    func write(_ bytes: [UInt8], to path: String, at offset: Int) throws(SystemError) {
         writes += 1
         if let code = failWrites {
             try real.write(Array(bytes.prefix(bytes.count / 2)), to: path, at: offset)
-            throw FileError(path: path, call: "pwrite", code: code)
+            throw SystemError(call: "pwrite", path: path, code: code)
         }
         try real.write(bytes, to: path, at: offset)
     }
 
-    func synchronizeFile(_ path: String) throws(FileError) {
+    func synchronizeFile(_ path: String) throws(SystemError) {
         fileSyncs += 1
         if performsSync { try real.synchronizeFile(path) }
     }
 
-    func synchronizeDirectory(_ path: String) throws(FileError) {
+    func synchronizeDirectory(_ path: String) throws(SystemError) {
         directorySyncs += 1
         if performsSync { try real.synchronizeDirectory(path) }
     }
 
-    func truncateFile(_ path: String, to length: Int) throws(FileError) { try real.truncateFile(path, to: length) }
-    func removeFile(_ path: String) throws(FileError) { try real.removeFile(path) }
+    func truncateFile(_ path: String, to length: Int) throws(SystemError) { try real.truncateFile(path, to: length) }
+    func removeFile(_ path: String) throws(SystemError) { try real.removeFile(path) }
 }

@@ -1,6 +1,8 @@
 import Glibc
 import Testing
+import TestSupport
 @testable import Store
+import SystemIO
 
 @Suite struct LockTests {
     @Test func aSecondOpenOfTheSameDirectoryIsRefusedNamingTheHolder() throws {
@@ -23,7 +25,7 @@ import Testing
     }
 
     @Test func aMissingDirectoryIsAFileError() {
-        #expect(throws: DataDirectoryLockError.file(FileError(path: "/nonexistent-enbeacon/lock", call: "open", code: ENOENT))) {
+        #expect(throws: DataDirectoryLockError.file(SystemError(call: "open", path: "/nonexistent-enbeacon/lock", code: ENOENT))) {
             try DataDirectoryLock(directory: "/nonexistent-enbeacon")
         }
     }

@@ -1,7 +1,9 @@
 import ENCore
+import Simulation
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 @testable import Store
 
 /// The store under a process killed at random moments. SIGKILL stops the writer between any two system

@@ -1,6 +1,7 @@
 import ENCore
 import Foundation
 import Testing
+import TestSupport
 @testable import Store
 
 /// Damage a power cut or a worn card can leave, applied to the bytes of real segments.

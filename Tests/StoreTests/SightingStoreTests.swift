@@ -1,7 +1,9 @@
 import ENCore
 import Foundation
 import Testing
+import TestSupport
 @testable import Store
+import SystemIO
 
 @Suite struct SightingStoreTests {
     static let day: Int64 = 86_400
@@ -145,7 +147,7 @@ import Testing
         let size = TemporaryDirectory.size(of: dir.segmentPaths[0])
         files.failWrites = ENOSPC
         sightings(10..<20).forEach(store.append)
-        #expect(throws: FileError.self) { try store.flush() }
+        #expect(throws: SystemError.self) { try store.flush() }
         #expect(store.pendingCount == 10)
         #expect(TemporaryDirectory.size(of: dir.segmentPaths[0]) == size)  // the half-written batch was cut
         files.failWrites = nil

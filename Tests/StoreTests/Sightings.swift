@@ -1,4 +1,7 @@
 import ENCore
+import Foundation
+import Simulation
+import TestSupport
 @testable import Store
 
 /// Synthetic sightings first seen one second apart from `start`.
@@ -12,5 +15,14 @@ extension SightingStore {
         var result: [Sighting] = []
         try forEach(since: since) { result.append($0); return .proceed }
         return result
+    }
+}
+
+extension TemporaryDirectory {
+    /// The segment files of the sighting store under this directory, oldest first.
+    var segmentPaths: [String] {
+        let folder = path + "/sightings"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasSuffix(".log") }.sorted().map { folder + "/" + $0 }
     }
 }

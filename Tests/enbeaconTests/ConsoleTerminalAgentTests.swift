@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SystemIO
 
 /// The REPL of the real agent (`enbeacon run` on the virtual board) as a member of staff uses it:
 /// keys typed into a pseudo-terminal, what the screen then shows read back through a small terminal

@@ -13,8 +13,10 @@
 //
 // Writes N sightings in flushes of 1,000, reads them all back, and prints `rss PEAK_KB COUNT`: the peak
 // resident memory of a process that filled and iterated a store of that size.
+import Simulation
 import Glibc
 import Store
+import SystemIO
 
 let epoch: Int64 = 1_700_000_000
 

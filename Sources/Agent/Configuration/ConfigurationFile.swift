@@ -1,4 +1,5 @@
 import Store
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif

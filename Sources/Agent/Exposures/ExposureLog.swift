@@ -1,6 +1,7 @@
 import ENCore
 import EventLoop
 import Store
+import SystemIO
 
 /// The exposures found so far, in `DATA/exposures` (0600, one JSON object per line, rewritten atomically).
 ///
@@ -50,7 +51,7 @@ public final class ExposureLog {
     /// Records exposures and revocations found in one batch of keys, written in one atomic replace. A record
     /// already present keeps when it was detected and whether it was notified. On a write error nothing changes.
     @discardableResult
-    public func apply(found: [Exposure], revoked: [(id: ExposureID, day: UTCDay)] = []) throws(FileError) -> Changes {
+    public func apply(found: [Exposure], revoked: [(id: ExposureID, day: UTCDay)] = []) throws(SystemError) -> Changes {
         var byID = Dictionary(exposures.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
         var tombstones = revokedIDs
         var changes = Changes()
@@ -77,7 +78,7 @@ public final class ExposureLog {
     }
 
     /// Marks exposures as notified.
-    public func markNotified(_ ids: Set<ExposureID>) throws(FileError) {
+    public func markNotified(_ ids: Set<ExposureID>) throws(SystemError) {
         guard !ids.isEmpty else { return }
         try replace(with: exposures.map { exposure in
             var marked = exposure
@@ -89,7 +90,7 @@ public final class ExposureLog {
     /// Removes records and tombstones whose day is more than 14 days before `today`; returns how many
     /// records went.
     @discardableResult
-    public func prune(today: UTCDay) throws(FileError) -> Int {
+    public func prune(today: UTCDay) throws(SystemError) -> Int {
         let oldest = UTCDay(daysSinceEpoch: today.daysSinceEpoch - Self.retentionDays)
         let kept = exposures.filter { $0.date >= oldest }
         let tombstones = revokedIDs.filter { $0.value >= oldest }
@@ -100,7 +101,7 @@ public final class ExposureLog {
     }
 
     /// Forgets everything (the console's `wipe`).
-    public func removeAll() throws(FileError) {
+    public func removeAll() throws(SystemError) {
         try replace(with: [], tombstones: [:])
     }
 
@@ -109,7 +110,7 @@ public final class ExposureLog {
         exposures.filter { !$0.notified && $0.riskScore >= threshold }
     }
 
-    private func replace(with records: [Exposure], tombstones: [ExposureID: UTCDay]) throws(FileError) {
+    private func replace(with records: [Exposure], tombstones: [ExposureID: UTCDay]) throws(SystemError) {
         var text = ""
         for exposure in records { text += exposure.json + "\n" }
         for (id, day) in tombstones.sorted(by: { $0.key < $1.key }) {

@@ -40,23 +40,26 @@ public final class StreamTransport: HCITransport {
         self.onConnected = onConnected
     }
 
-    /// The transport for a spec; `virtual` is not a file descriptor and is wired by the agent.
-    public static func make(_ spec: TransportSpec, loop: any EventLoop) -> StreamTransport? {
+    /// The transport for a stream spec. `virtual` has no descriptor (the agent wires the in-process
+    /// controller itself): a transport made for it fails at start, saying so.
+    public convenience init(_ spec: TransportSpec, loop: any EventLoop) {
         switch spec {
         case .userChannel(let adapter):
-            return StreamTransport(loop: loop, name: spec.description) { () throws(TransportError) in
+            self.init(loop: loop, name: spec.description) { () throws(TransportError) in
                 (try TransportOpeners.userChannel(adapter: adapter), false)
             }
         case .uart(let path, let baud, let flow):
-            return StreamTransport(loop: loop, name: spec.description) { () throws(TransportError) in
+            self.init(loop: loop, name: spec.description) { () throws(TransportError) in
                 (try TransportOpeners.uart(path: path, baud: baud, flowControl: flow), false)
             }
         case .tcp(let host, let port):
-            return StreamTransport(loop: loop, name: spec.description, opener: { () throws(TransportError) in
+            self.init(loop: loop, name: spec.description, opener: { () throws(TransportError) in
                 (try TransportOpeners.tcpConnect(host: host, port: port), true)
             }, onConnected: { fd in TransportOpeners.connectionResult(fd: fd, host: host, port: port) })
         case .virtual:
-            return nil
+            self.init(loop: loop, name: spec.description) { () throws(TransportError) in
+                throw .unavailable("virtual: the in-process controller is not a stream; the agent links it itself")
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -67,37 +68,13 @@ public enum TransportOpeners {
             default: throw .unavailable("\(path): \(errorText(e))")
             }
         }
-        do throws(TransportError) {
-            try configureRawSerial(fd: fd, path: path, baud: baud, flowControl: flowControl)
+        do {
+            try SerialLine.configureRaw(fd: fd, path: path, baud: baud, flowControl: flowControl)
         } catch {
             close(fd)
-            throw error
+            throw .unavailable("\(error)")
         }
         return fd
-    }
-
-    /// Shared with the serial console: raw mode at `baud`.
-    public static func configureRawSerial(fd: Int32, path: String, baud: Int, flowControl: Bool) throws(TransportError) {
-        var tio = termios()
-        guard tcgetattr(fd, &tio) == 0 else { throw .unavailable("\(path) is not a serial device: \(errorText(errno))") }
-        cfmakeraw(&tio)
-        tio.c_cflag |= tcflag_t(CLOCAL | CREAD)
-        if flowControl { tio.c_cflag |= tcflag_t(CRTSCTS) } else { tio.c_cflag &= ~tcflag_t(CRTSCTS) }
-        guard let speed = speedConstant(baud) else { throw .unavailable("\(path): unsupported baud rate \(baud)") }
-        guard cfsetispeed(&tio, speed) == 0, cfsetospeed(&tio, speed) == 0, tcsetattr(fd, TCSANOW, &tio) == 0 else {
-            throw .unavailable("\(path): cannot set \(baud) baud: \(errorText(errno))")
-        }
-        tcflush(fd, TCIOFLUSH)
-    }
-
-    static func speedConstant(_ baud: Int) -> speed_t? {
-        let table: [Int: Int32] = [
-            9600: B9600, 19200: B19200, 38400: B38400, 57600: B57600, 115_200: B115200, 230_400: B230400,
-            460_800: B460800, 500_000: B500000, 576_000: B576000, 921_600: B921600, 1_000_000: B1000000,
-            1_152_000: B1152000, 1_500_000: B1500000, 2_000_000: B2000000, 2_500_000: B2500000,
-            3_000_000: B3000000, 3_500_000: B3500000, 4_000_000: B4000000,
-        ]
-        return table[baud].map { speed_t($0) }
     }
 
     /// Starts a non-blocking TCP connection; the caller learns the outcome when the socket turns writable

@@ -1,0 +1,77 @@
+import HCI
+
+/// A board profile (`Board/<NAME>.conf`): `key = value` lines describing the hardware the agent runs on.
+/// The `virtual` board is built in, so `enbeacon` runs anywhere with no files and no hardware.
+public struct BoardProfile: Equatable, Sendable {
+    public var name: String
+    public var transport: TransportSpec
+    /// Simulated phones sharing the virtual radio (virtual transport only).
+    public var simulatedPhones: Int
+    public var clock: ClockPolicy
+
+    public static let virtual = BoardProfile(name: "virtual", transport: .virtual, simulatedPhones: 3, clock: .trusted)
+    public static let knownKeys = ["name", "transport", "simulated_phones", "clock"]
+
+    public init(name: String, transport: TransportSpec, simulatedPhones: Int = 0, clock: ClockPolicy = .ntp) {
+        self.name = name
+        self.transport = transport
+        self.simulatedPhones = simulatedPhones
+        self.clock = clock
+    }
+
+    /// Parses a profile; every error names the line and what was expected there.
+    public init(parsing text: String, defaultName: String) throws(ConfigError) {
+        self = BoardProfile(name: defaultName, transport: .virtual)
+        for (key, value, line) in try KeyValueLines.parse(text) {
+            switch key {
+            case "name": name = value
+            case "transport":
+                do { transport = try TransportSpec(parsing: value) } catch {
+                    throw ConfigError(line: line, "transport \(error)")
+                }
+            case "simulated_phones":
+                guard let n = Int(value), (0...50).contains(n) else {
+                    throw ConfigError(line: line, "simulated_phones: expected 0-50, got '\(value)'")
+                }
+                simulatedPhones = n
+            case "clock":
+                guard let policy = ClockPolicy(rawValue: value) else {
+                    throw ConfigError(line: line, "clock: expected ntp, rtc or trusted, got '\(value)'")
+                }
+                clock = policy
+            default:
+                throw ConfigError(line: line, "unknown key '\(key)' (known: \(Self.knownKeys.joined(separator: ", ")))")
+            }
+        }
+    }
+}
+
+/// `key = value` lines with `#` comments: the format of board profiles and the config file.
+public enum KeyValueLines {
+    public static func parse(_ text: String) throws(ConfigError) -> [(key: String, value: String, line: Int)] {
+        var out: [(String, String, Int)] = []
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let trimmed = line.trimmingSpaces
+            if trimmed.isEmpty { continue }
+            guard let eq = trimmed.firstIndex(of: "=") else {
+                throw ConfigError(line: index + 1, "expected 'key = value', got '\(trimmed)'")
+            }
+            let key = trimmed[..<eq].trimmingSpaces
+            let value = trimmed[trimmed.index(after: eq)...].trimmingSpaces
+            guard !key.isEmpty else { throw ConfigError(line: index + 1, "missing key before '='") }
+            out.append((key, value, index + 1))
+        }
+        return out
+    }
+}
+
+public struct ConfigError: Error, Equatable, CustomStringConvertible {
+    public var line: Int
+    public var message: String
+    public init(line: Int, _ message: String) {
+        self.line = line
+        self.message = message
+    }
+    public var description: String { "line \(line): \(message)" }
+}

@@ -1,0 +1,166 @@
+import ENCore
+import EventLoop
+import HCI
+import Store
+import SystemIO
+
+/// The one interface through which the console reads and changes the badge: every console command, on the
+/// serial line, stdin or `enbeacon ctl`, goes through here and nowhere else.
+///
+/// What it reads comes out as values (`BadgeStatus`, `ControllerReport`, keys, sightings, exposures); what
+/// it changes goes through the agent's own methods, so a change from the console follows the same rules as
+/// any other (a jump of the clock rotates at once, a configuration value is validated and persisted).
+public final class AgentControl {
+    private let agent: Agent
+    private let stopAgent: () -> Void
+
+    /// `stop`: ends the agent's run (the console's `quit`).
+    public init(agent: Agent, stop: @escaping () -> Void) {
+        self.agent = agent
+        stopAgent = stop
+    }
+
+    // MARK: State
+
+    public func status() -> BadgeStatus {
+        let now = agent.loop.now
+        func seconds(_ d: Duration) -> Int64 { d.components.seconds }
+        let advertiser = agent.advertiser
+        return BadgeStatus(
+            clock: clock, exposureNotification: agent.exposureNotificationEnabled, advertising: advertiser.isRunning,
+            controller: agent.driver.phase, rotations: advertiser.rotations,
+            rpiAgeSeconds: advertiser.lastRotation.map { seconds(now - $0) },
+            nextRotationSeconds: advertiser.nextRotation.map { seconds($0 - now) },
+            scans: agent.scanner.scans, lastScanSecondsAgo: agent.scanner.lastScanStart.map { seconds(now - $0) },
+            storage: try? agent.store.usage(), keySync: agent.keyDownload?.status,
+            exposures: agent.exposures.exposures.count)
+    }
+
+    /// Stops the agent (`quit`).
+    public func stop() { stopAgent() }
+
+    // MARK: Clock
+
+    public var clock: ClockReading {
+        ClockReading(unixSeconds: agent.clock.unixSeconds, trust: agent.clock.trust,
+                     isNTPSynchronised: agent.clock.isNTPSynchronised)
+    }
+
+    /// Sets the system clock and trusts it. Refused while NTP keeps the clock: NTP would pull a hand-set clock
+    /// back, so a typo could only do harm.
+    public func setClock(unixSeconds: Int64) throws(ClockSetError) {
+        guard !agent.clock.isNTPSynchronised else { throw .keptByNTP }
+        do { try agent.clock.set(unixSeconds: unixSeconds) } catch { throw .system(error) }
+    }
+
+    public func trustClock() { agent.clock.trustByOperator() }
+
+    // MARK: Radio
+
+    public var exposureNotificationEnabled: Bool { agent.exposureNotificationEnabled }
+    public var isAdvertising: Bool { agent.advertiser.isRunning }
+
+    public func setExposureNotification(enabled: Bool) { agent.setExposureNotification(enabled: enabled) }
+
+    public func controller() -> ControllerReport {
+        ControllerReport(phase: agent.driver.phase, info: agent.driver.info, counters: agent.driver.counters)
+    }
+
+    public func resetController() { agent.driver.resetController() }
+
+    /// Calls `watch` with every GAEN report heard, and its Unix time, until `stopWatching(token)`; the radio
+    /// listens between scan windows meanwhile, so beacons show at once.
+    public func watchBeacons(_ watch: @escaping (GAENReport, Int64) -> Void) -> Int {
+        agent.watchBeacons(listens: true, watch)
+    }
+
+    public func stopWatching(_ token: Int) { agent.stopWatching(token) }
+
+    // MARK: Keys and records
+
+    /// Own temporary exposure keys of the last 14 days, oldest first.
+    public var ownKeys: [TemporaryExposureKey] { agent.advertiser.keys }
+
+    /// Deletes every TEK, sighting and exposure; a fresh key goes on air if the radio runs.
+    public func wipe() throws(SystemError) { try agent.wipe() }
+
+    /// Stored sightings first seen at or after `unixSeconds`, newest first.
+    public func sightings(since unixSeconds: Int64, limit: Int) throws(SystemError) -> [Sighting] {
+        try agent.store.newestFirst(since: unixSeconds, limit: limit)
+    }
+
+    public func storage() throws(SystemError) -> StoreUsage { try agent.store.usage() }
+
+    public var exposures: [Exposure] { agent.exposures.exposures }
+
+    /// The exposures as risk v2 daily summaries, with the configured v2 weights.
+    public func dailySummaries() -> [DailySummary] {
+        ExposureScoring.dailySummaries(of: agent.exposures.exposures, v2: agent.keySyncSettings.riskV2)
+    }
+
+    // MARK: Key download
+
+    /// Nil on a badge without a key download.
+    public var keySync: KeySyncStatus? { agent.keyDownload?.status }
+
+    /// A run now; `finished` gets its report. `.notConfigured` on a badge without a key download.
+    public func syncNow(finished: @escaping (SyncReport) -> Void) -> SyncRequest {
+        guard let keyDownload = agent.keyDownload else { return .notConfigured }
+        return keyDownload.syncNow(finished: finished)
+    }
+
+    // MARK: Configuration
+
+    public var configuration: Configuration { agent.configuration }
+
+    /// Validates, persists and applies one value; on any error nothing changes.
+    public func setConfiguration(_ name: String, to value: String) throws(ConfigurationError) {
+        try agent.setConfiguration(name, to: value)
+    }
+}
+
+/// The clock as the console shows it.
+public struct ClockReading: Equatable, Sendable {
+    public var unixSeconds: Int64
+    public var trust: Clock.Trust
+    public var isNTPSynchronised: Bool
+    public var isTrusted: Bool { trust.isTrusted }
+}
+
+/// Why `time set` did not set the clock.
+public enum ClockSetError: Error, Equatable, CustomStringConvertible {
+    case keptByNTP
+    case system(WallClockError)
+
+    public var description: String {
+        switch self {
+        case .keptByNTP: "the clock is NTP-synchronised; time set is for boards without NTP or RTC"
+        case .system(let error): "\(error)"
+        }
+    }
+}
+
+/// The controller as `hci info` shows it.
+public struct ControllerReport: Equatable, Sendable {
+    public var phase: ControllerDriver.Phase
+    public var info: ControllerInfo
+    public var counters: DriverCounters
+}
+
+/// What a member of staff needs to know, in one screen (`status`).
+public struct BadgeStatus: Equatable, Sendable {
+    public var clock: ClockReading
+    public var exposureNotification: Bool
+    public var advertising: Bool
+    public var controller: ControllerDriver.Phase
+    public var rotations: Int
+    public var rpiAgeSeconds: Int64?
+    public var nextRotationSeconds: Int64?
+    public var scans: Int
+    public var lastScanSecondsAgo: Int64?
+    /// Nil when the store cannot be read.
+    public var storage: StoreUsage?
+    /// Nil on a badge without a key download.
+    public var keySync: KeySyncStatus?
+    public var exposures: Int
+}

@@ -1,0 +1,95 @@
+import ENCore
+import SystemIO
+
+/// Everything a key sync needs, resolved from the configuration: the server, the verification keyring (from
+/// the PEM file), the risk configurations (from the JSON file), limits and timing.
+public struct KeySyncSettings: Sendable {
+    /// Nil: no key server configured, no sync.
+    public var server: KeyServer?
+    /// Exports must verify with one of these keys, or their keys are never used.
+    public var keyring = VerificationKeyring()
+    /// PEM file of trusted CAs instead of the system store.
+    public var caFile: String?
+    public var interval: Duration = .seconds(4 * 3600)
+    /// Up to this much is added to each interval at random, so that many badges do not hit the server at once.
+    public var jitter: Duration = .seconds(300)
+    /// The first sync after `start` waits at least this long (the radio starts first), at most `interval`.
+    public var startDelay: Duration = .seconds(30)
+    public var maxFileBytes = 32 << 20
+    public var retry = RetryPolicy()
+    public var riskV1 = RiskDefaults.v1
+    public var riskV2 = RiskDefaults.v2
+    /// Diagnosis keys matched per loop slice (`match.batch_keys`).
+    public var keysPerSlice = 200
+
+    /// Not configured: `start` logs that there is no key server and nothing is downloaded.
+    public init() {}
+
+    /// Resolves the `keyserver.*`, `sync.*`, `risk.config` and `match.*` keys, reading the public key and
+    /// the risk configuration files. Every error names the key and what is wrong with its value.
+    public init(configuration c: Configuration) throws(ConfigurationError) {
+        interval = .seconds(c.integer(.syncIntervalHours) * 3600)
+        maxFileBytes = c.integer(.syncMaxFileBytes)
+        keysPerSlice = c.integer(.matchBatchKeys)
+        caFile = c.optional(.keyServerCAFile)
+        if let path = c.optional(.riskConfig) { (riskV1, riskV2) = try Self.riskConfigurations(path) }
+        server = try Self.server(c)
+        guard let server else { return }
+
+        guard let pemPath = c.optional(.keyServerPublicKey) else {
+            throw ConfigurationError("\(ConfigurationKey.keyServerPublicKey.name) is required with a key server: "
+                                     + "unverified exports are never used")
+        }
+        guard let pem = TextFile.read(pemPath, limit: 64 << 10) else {
+            throw ConfigurationError("\(ConfigurationKey.keyServerPublicKey.name): cannot read \(pemPath)")
+        }
+        var keyID = c[.keyServerKeyID]
+        if keyID.isEmpty, case .cwa = server { keyID = "262" }
+        guard !keyID.isEmpty else {
+            throw ConfigurationError("\(ConfigurationKey.keyServerKeyID.name) is required: the verification_key_id "
+                                     + "the server's exports name its key by")
+        }
+        do {
+            try keyring.add(pem: pem, for: VerificationKeyID(id: keyID, version: c[.keyServerKeyVersion]))
+        } catch {
+            throw ConfigurationError("\(ConfigurationKey.keyServerPublicKey.name): \(pemPath): \(error)")
+        }
+    }
+
+    private static func server(_ c: Configuration) throws(ConfigurationError) -> KeyServer? {
+        let base = c.optional(.keyServerBaseURL)
+        switch c[.keyServerStyle] {
+        case "cwa":
+            guard let base else { return nil }
+            return .cwa(baseURL: base, country: c[.keyServerCountry])
+        case "folder":
+            guard let folder = base ?? c.optional(.keyServerIndexURL).map(KeyServer.folder(of:)) else { return nil }
+            guard folder.lowercased().hasPrefix("file://") else {
+                throw ConfigurationError("\(ConfigurationKey.keyServerBaseURL.name): the folder style needs a "
+                                         + "file:// URL, got '\(folder)'")
+            }
+            let slashed = folder.hasSuffix("/") ? folder : folder + "/"
+            return .indexed(indexURL: slashed + "index.txt", baseURL: slashed)
+        default:
+            guard let index = c.optional(.keyServerIndexURL) else { return nil }
+            return .indexed(indexURL: index, baseURL: base ?? KeyServer.folder(of: index))
+        }
+    }
+
+    /// v1 from the file; v2 too when the same document has v2's members, else the defaults.
+    private static func riskConfigurations(
+        _ path: String
+    ) throws(ConfigurationError) -> (ExposureConfigurationV1, ExposureConfigurationV2) {
+        let key = ConfigurationKey.riskConfig.name
+        guard let text = TextFile.read(path, limit: 1 << 20) else { throw ConfigurationError("\(key): cannot read \(path)") }
+        do {
+            let v1 = try ExposureConfigurationV1(json: text)
+            guard case .object(let members)? = try? JSONValue.parse(text), members["attenuationThresholds"] != nil else {
+                return (v1, RiskDefaults.v2)
+            }
+            return (v1, try ExposureConfigurationV2(json: text))
+        } catch {
+            throw ConfigurationError("\(key): \(path): \(error)")
+        }
+    }
+}

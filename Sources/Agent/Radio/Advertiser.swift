@@ -1,0 +1,132 @@
+import ENCore
+import EventLoop
+import HCI
+import Store
+import SystemIO
+
+/// Keeps the current RPI on air and rotates it, with its address, at a uniformly random moment in
+/// [10, 20) minutes — always with the RPI of the interval current at that moment. A new TEK is made when
+/// none is valid for the current interval (UTC midnight). Until the store exists (issue 4) the TEK lives
+/// in memory only.
+public final class Advertiser {
+    public struct Settings: Sendable {
+        /// Rotation delay bounds; the upper bound never exceeds 20 minutes (receivers drop an RPI seen
+        /// for longer, and a longer-lived address helps a tracker).
+        public var rotationMin: Duration = .seconds(600)
+        public var rotationMax: Duration = .seconds(1200)
+        public init() {}
+    }
+
+    private let loop: any EventLoop
+    private let clock: Clock
+    private let radio: GAENRadio
+    private let schedule: KeySchedule
+    private let settings: Settings
+    private let log: Logger
+    private var generator: any RandomNumberGenerator
+    private var rotationTimer: TimerHandle?
+    private let keyFile: KeyFile?
+    /// Own keys of the last 14 days, in rolling-start order.
+    public private(set) var keys: [TemporaryExposureKey] = []
+    /// The key broadcast now.
+    public private(set) var tek: TemporaryExposureKey?
+    public private(set) var currentRPI: Bytes16?
+    public private(set) var rotations = 0
+    public private(set) var nextRotation: MonotonicInstant?
+    /// When the RPI on air now went on air (`status` shows its age).
+    public private(set) var lastRotation: MonotonicInstant?
+
+    public init(loop: any EventLoop, clock: Clock, radio: GAENRadio, schedule: KeySchedule, settings: Settings = Settings(),
+                generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), keyFile: KeyFile? = nil,
+                log: Logger) {
+        precondition(settings.rotationMin <= settings.rotationMax && settings.rotationMax <= .seconds(1200),
+                     "rotation bounds must lie within 20 minutes")
+        self.loop = loop
+        self.clock = clock
+        self.radio = radio
+        self.schedule = schedule
+        self.settings = settings
+        self.generator = generator
+        self.keyFile = keyFile
+        self.log = log
+        // Keys survive restarts: a reboot mid-day keeps broadcasting under the day's key.
+        if let keyFile, let text = TextFile.read(keyFile.path) {
+            keys = KeyFile.parse(text).sorted { $0.rollingStart < $1.rollingStart }
+        }
+    }
+
+    public private(set) var isRunning = false
+
+    public func start() {
+        isRunning = true
+        rotate()
+    }
+
+    public func stop() {
+        isRunning = false
+        if let rotationTimer { loop.cancel(rotationTimer) }
+        rotationTimer = nil
+        nextRotation = nil
+        lastRotation = nil
+        radio.stopBroadcasting()
+    }
+
+    /// Deletes every own key (the console's `wipe`). A running advertiser at once makes, stores and broadcasts
+    /// a fresh key, under a fresh address: nothing on air links back to the deleted keys.
+    public func removeAllKeys() throws(SystemError) {
+        try keyFile?.save([])
+        keys = []
+        tek = nil
+        if isRunning { rotate() }
+    }
+
+    /// Changes RPI and address now, then schedules the next rotation.
+    public func rotate() {
+        guard let interval = clock.interval else {
+            log.error("the wall clock is before 1970: not advertising")
+            return
+        }
+        // After a backward clock jump an earlier day's stored key is valid again: reuse it, never make two
+        // keys for one day.
+        if let stored = keys.last(where: { $0.isValid(at: interval) }) {
+            tek = stored
+        } else {
+            let fresh = TemporaryExposureKey.generate(for: interval, using: &generator)
+            let kept = KeyFile.retained(keys + [fresh], at: interval).sorted { $0.rollingStart < $1.rollingStart }
+            do {
+                // Durable before its first RPI goes on air, or not on air at all.
+                try keyFile?.save(kept)
+            } catch {
+                log.error("cannot store the new exposure key, not advertising: \(error)")
+                tek = nil
+                radio.stopBroadcasting()
+                scheduleNextRotation()
+                return
+            }
+            keys = kept
+            tek = fresh
+            log.info("new temporary exposure key for the day starting at interval \(interval.dayStart)")
+        }
+        guard let tek else { return }
+        let rpi = schedule.rpi(rpik: schedule.rpik(tek.keyData), interval: interval)
+        // TX power from the controller, so receivers compute attenuation from what this badge really sends.
+        let metadata = Metadata(txPower: radio.driver.info.advertisingTxPower ?? 0).plaintext
+        let aem = schedule.aem(aemk: schedule.aemk(tek.keyData), rpi: rpi, metadata)
+        radio.broadcast(AdvertisingPayload(rpi: rpi, aem: aem), using: &generator)
+        currentRPI = rpi
+        lastRotation = loop.now
+        rotations += 1
+        log.debug("rotated: interval \(interval), address \(radio.broadcastAddress.map { "\($0)" } ?? "-")")
+
+        scheduleNextRotation()
+    }
+
+    private func scheduleNextRotation() {
+        if let rotationTimer { loop.cancel(rotationTimer) }
+        let span = settings.rotationMax - settings.rotationMin
+        let nanos = span.nanosecondsValue > 0 ? Int64.random(in: 0..<span.nanosecondsValue, using: &generator) : 0
+        let delay = settings.rotationMin + .nanoseconds(nanos)
+        nextRotation = loop.now + delay
+        rotationTimer = loop.schedule(after: delay) { [weak self] in self?.rotate() }
+    }
+}

@@ -1,0 +1,234 @@
+import ENCore
+import EventLoop
+import SystemIO
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One client of the console socket: read one line, answer it (see `ConsoleFraming`), close.
+///
+/// Every way a client can misbehave ends in a close, never in a wait: no line within the request
+/// timeout, a line over the limit, a client that stops reading its answer for the stall timeout, or
+/// one that disconnects. A `live` stream runs until the client closes (or shuts down its sending side).
+final class ConsoleConnection {
+    private enum Phase {
+        case readingRequest
+        /// Writing a finished answer; the connection closes once it is out.
+        case answering
+        case waitingForAnswer
+        case streaming
+        case closed
+    }
+
+    let fd: Int32
+    private let loop: any EventLoop
+    private let table: CommandTable
+    private let settings: ConsoleSocketServer.Settings
+    private let onClose: (ConsoleConnection) -> Void
+
+    private var phase = Phase.readingRequest
+    private var reader: BoundedLineReader
+    private var queue: OutputQueue
+    private var watch: WatchHandle?
+    private var requestTimer: TimerHandle?
+    private var stallTimer: TimerHandle?
+    private var stream: ConsoleStream?
+    private var waiting: ConsoleDeferredReply?
+    private var readsInput = true
+    private var scratch = [UInt8](repeating: 0, count: 4096)
+
+    init(fd: Int32, loop: any EventLoop, table: CommandTable, settings: ConsoleSocketServer.Settings,
+         onClose: @escaping (ConsoleConnection) -> Void) {
+        self.fd = fd
+        self.loop = loop
+        self.table = table
+        self.settings = settings
+        self.onClose = onClose
+        reader = BoundedLineReader(maxLineBytes: settings.maxLineBytes)
+        queue = OutputQueue(limit: settings.replyLimit, droppableLimit: settings.liveOutputLimit)
+    }
+
+    func start() {
+        watch = loop.watch(fd: fd, for: .readable) { [weak self] readiness in self?.ready(readiness) }
+        requestTimer = loop.schedule(after: settings.requestTimeout) { [weak self] in
+            guard let self, phase == .readingRequest else { return }
+            requestTimer = nil
+            finish(ok: false, body: "no command received within \(Self.describe(settings.requestTimeout))")
+        }
+    }
+
+    /// Closes at once, dropping anything unsent; ends a stream and cancels a deferred answer.
+    func close() {
+        guard phase != .closed else { return }
+        phase = .closed
+        if let watch { loop.unwatch(watch) }
+        watch = nil
+        for timer in [requestTimer, stallTimer].compactMap({ $0 }) { loop.cancel(timer) }
+        requestTimer = nil
+        stallTimer = nil
+        // Reading what the client sent but we never needed keeps the kernel from reporting a reset to a
+        // client that is still reading its answer.
+        _ = scratch.withUnsafeMutableBytes { DescriptorIO.receive(fd, into: $0) }
+        Glibc.close(fd)
+        stream?.end()
+        stream = nil
+        waiting?.cancel()
+        waiting = nil
+        onClose(self)
+    }
+
+    // MARK: Input
+
+    private func ready(_ readiness: FDReadiness) {
+        if readiness.contains(.writable) { flush() }
+        guard phase != .closed else { return }
+        if readsInput, !readiness.isDisjoint(with: [.readable, .hangup, .error]) {
+            readInput(readiness)
+        } else if !readiness.isDisjoint(with: [.hangup, .error, .invalid]) {
+            close()
+        }
+    }
+
+    private func readInput(_ readiness: FDReadiness) {
+        let outcome = scratch.withUnsafeMutableBytes { DescriptorIO.receive(fd, into: $0) }
+        switch outcome {
+        case .transferred(let count):
+            guard phase == .readingRequest else { return }  // after the request: ignored
+            for event in reader.feed(scratch[0..<count]) {
+                guard phase == .readingRequest else { break }
+                switch event {
+                case .line(let line): request(line)
+                case .tooLong: finish(ok: false, body: "line too long (more than \(settings.maxLineBytes) bytes)")
+                }
+            }
+        case .wouldBlock:
+            return
+        case .endOfFile:
+            switch phase {
+            case .readingRequest:
+                // A client may shut down its sending side right after its line instead of ending it.
+                if case .line(let line)? = reader.finish() { request(line) } else { close() }
+            case .streaming:
+                close()
+            case .waitingForAnswer, .answering:
+                // Gone for good (hangup), or only done sending and still reading its answer.
+                if readiness.contains(.hangup) { return close() }
+                readsInput = false
+                updateInterest()
+            case .closed:
+                return
+            }
+        case .failed:
+            close()
+        }
+    }
+
+    private func request(_ line: String) {
+        if let requestTimer { loop.cancel(requestTimer) }
+        requestTimer = nil
+        switch table.execute(line, channel: .socket) {
+        case .nothing:
+            finish(ok: false, body: "no command given")
+        case .confirm(let question):
+            // `ConsentRule` never asks on the socket; refuse rather than hang if that ever changes.
+            finish(ok: false, body: "\(question.command) needs consent: add --yes")
+        case .reply(let reply, let json):
+            answer(reply, json: json)
+        }
+    }
+
+    private func answer(_ reply: ConsoleReply, json: Bool) {
+        switch reply {
+        case .text(let text), .json(let text), .endStream(let text):
+            finish(ok: true, body: text)
+        case .error(let message):
+            finish(ok: false, body: json ? JSONText.error(message) : message)
+        case .usage(let detail):
+            finish(ok: false, body: "usage: " + (detail ?? "wrong arguments"))
+        case .stream(let newStream):
+            phase = .streaming
+            stream = newStream
+            send(ConsoleFraming.answer(ok: true, body: ""), droppable: false)
+            newStream.attach(sink: { [weak self] line in self?.send(Array((line + "\n").utf8), droppable: true) },
+                             onEnd: { [weak self] in
+                                 guard let self, phase == .streaming else { return }
+                                 stream = nil
+                                 phase = .answering
+                                 flush()
+                             })
+        case .deferred(let later):
+            phase = .waitingForAnswer
+            waiting = later
+            updateInterest()
+            later.attach { [weak self] reply in
+                guard let self, phase == .waitingForAnswer else { return }
+                waiting = nil
+                answer(reply, json: json)
+            }
+        }
+    }
+
+    // MARK: Output
+
+    /// Queues the whole answer; the connection closes once it is written.
+    private func finish(ok: Bool, body: String) {
+        guard phase != .closed else { return }
+        phase = .answering
+        send(ConsoleFraming.answer(ok: ok, body: body), droppable: false)
+    }
+
+    private func send(_ bytes: [UInt8], droppable: Bool) {
+        guard phase != .closed else { return }
+        queue.append(bytes, droppable: droppable)
+        flush()
+    }
+
+    private func flush() {
+        guard phase != .closed else { return }
+        var failed = false
+        var progressed = false
+        var progressing = true
+        while !queue.isEmpty, !failed, progressing {
+            queue.drain { bytes in
+                switch DescriptorIO.send(fd, bytes) {
+                case .transferred(let count):
+                    progressing = count > 0
+                    progressed = progressed || count > 0
+                    return count
+                case .wouldBlock, .endOfFile:
+                    progressing = false
+                case .failed:
+                    failed = true
+                }
+                return 0
+            }
+        }
+        if failed { return close() }
+        if queue.isEmpty, phase == .answering { return close() }
+        if progressed || queue.isEmpty, let stallTimer {
+            loop.cancel(stallTimer)
+            self.stallTimer = nil
+        }
+        if !queue.isEmpty, stallTimer == nil {
+            stallTimer = loop.schedule(after: settings.writeStallTimeout) { [weak self] in
+                self?.stallTimer = nil
+                self?.close()
+            }
+        }
+        updateInterest()
+    }
+
+    /// "5 s" or "300 ms": for a person reading the error.
+    static func describe(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
+    }
+
+    private func updateInterest() {
+        guard let watch else { return }
+        var interest: FDInterest = []
+        if readsInput && phase != .answering { interest.insert(.readable) }
+        if !queue.isEmpty { interest.insert(.writable) }
+        loop.update(watch, interest: interest)
+    }
+}

@@ -1,0 +1,129 @@
+import EventLoop
+import SystemIO
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The console on a unix socket, `DATA/console.sock` (mode 0600), for `enbeacon ctl` and scripts:
+/// one command per connection, answered as `ConsoleFraming` describes.
+///
+/// Several clients are served at once, each on its own non-blocking connection, and none of them can
+/// hold up the loop or the others: a client that never sends, never reads or sends too much is cut
+/// off by a limit (see `Settings`), and connections beyond `maxConnections` are refused at once.
+public final class ConsoleSocketServer {
+    public struct Settings: Sendable {
+        public var maxConnections = 8
+        /// The longest request line, in bytes.
+        public var maxLineBytes = 4096
+        /// How long a client may take to send its line after connecting.
+        public var requestTimeout: Duration = .seconds(5)
+        /// How long output may wait for a client that does not read before it is cut off.
+        public var writeStallTimeout: Duration = .seconds(10)
+        /// The most of one answer held for a slow client.
+        public var replyLimit = 4 * 1024 * 1024
+        /// `live` lines are dropped once this much output waits.
+        public var liveOutputLimit = 64 * 1024
+        /// How long accepting pauses when the process is out of descriptors, instead of spinning on a
+        /// listening socket that stays readable.
+        public var acceptBackoff: Duration = .seconds(1)
+
+        public init() {}
+    }
+
+    public static let fileName = "console.sock"
+
+    /// Where the socket of the agent using `dataDirectory` lives.
+    public static func path(dataDirectory: String) -> String {
+        dataDirectory + "/" + fileName
+    }
+
+    public let path: String
+    private let loop: any EventLoop
+    private let table: CommandTable
+    private let settings: Settings
+    private let log: Logger
+    private var listener: Int32?
+    private var listenWatch: WatchHandle?
+    private var backoffTimer: TimerHandle?
+    private var connections: [ConsoleConnection] = []
+
+    public init(loop: any EventLoop, table: CommandTable, path: String, settings: Settings = Settings(), log: Logger = .silent) {
+        self.loop = loop
+        self.table = table
+        self.path = path
+        self.settings = settings
+        self.log = log
+    }
+
+    /// Clients connected now.
+    public var connectionCount: Int { connections.count }
+
+    /// Creates the socket (replacing a stale one) and starts accepting.
+    public func start() throws(ConsoleError) {
+        guard listener == nil else { return }
+        let fd = try UnixSocket.listen(at: path)
+        listener = fd
+        listenWatch = loop.watch(fd: fd, for: .readable) { [weak self] _ in self?.acceptClients() }
+    }
+
+    /// Closes every connection and the socket, and removes the socket file.
+    public func stop() {
+        guard let listener else { return }
+        if let listenWatch { loop.unwatch(listenWatch) }
+        if let backoffTimer { loop.cancel(backoffTimer) }
+        listenWatch = nil
+        backoffTimer = nil
+        for connection in connections { connection.close() }
+        connections = []
+        close(listener)
+        self.listener = nil
+        unlink(path)
+    }
+
+    private func acceptClients() {
+        guard let listener else { return }
+        // A bounded batch per wake-up, so a flood of connections cannot monopolise one loop iteration.
+        for _ in 0..<16 {
+            // accept4 is not in Swift's Glibc module; the flags are set right after instead (the loop is
+            // single-threaded and never forks, so no child can inherit the descriptor in between).
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else {
+                switch errno {
+                case EINTR, ECONNABORTED: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM: pauseAccepting()
+                default: break
+                }
+                return
+            }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            guard connections.count < settings.maxConnections else {
+                refuse(fd)
+                continue
+            }
+            let connection = ConsoleConnection(fd: fd, loop: loop, table: table, settings: settings) { [weak self] closed in
+                self?.connections.removeAll { $0 === closed }
+            }
+            connections.append(connection)
+            connection.start()
+        }
+    }
+
+    /// Tells an extra client why, as far as one non-blocking write allows, and hangs up.
+    private func refuse(_ fd: Int32) {
+        let answer = ConsoleFraming.answer(ok: false, body: "busy: \(settings.maxConnections) console connections are open, try again")
+        _ = answer.withUnsafeBytes { DescriptorIO.send(fd, $0) }
+        close(fd)
+    }
+
+    private func pauseAccepting() {
+        guard let listenWatch, backoffTimer == nil else { return }
+        log.warn("console socket: out of descriptors, not accepting for \(settings.acceptBackoff)")
+        loop.update(listenWatch, interest: [])
+        backoffTimer = loop.schedule(after: settings.acceptBackoff) { [weak self] in
+            guard let self, let watch = self.listenWatch else { return }
+            backoffTimer = nil
+            loop.update(watch, interest: .readable)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import EventLoop
+import SystemIO
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A unix stream socket at a path: the console server's listening end and `enbeacon ctl`'s client end.
+public enum UnixSocket {
+    /// `sun_path` holds 108 bytes, the terminating NUL included.
+    public static let maxPathBytes = 107
+
+    /// A non-blocking listening socket at `path`, mode 0600 from the moment it exists.
+    ///
+    /// A socket already at `path` is replaced when nothing answers on it (the agent that made it died
+    /// without removing it); one that answers means another agent is using it, and anything that is
+    /// not a socket is left alone: both are errors.
+    public static func listen(at path: String, backlog: Int32 = 16) throws(ConsoleError) -> Int32 {
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFSOCK else {
+                throw ConsoleError("\(path) exists and is not a socket: move it away")
+            }
+            if let fd = try? connect(to: path) {
+                close(fd)
+                throw ConsoleError("\(path): another agent is answering on it")
+            }
+            guard unlink(path) == 0 || errno == ENOENT else { throw failure("cannot remove the stale \(path)") }
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw failure("socket for \(path)") }
+        // bind creates the file with the umask's mode; narrowing the umask around it means there is no
+        // moment when anyone else could connect (the process is single-threaded here).
+        let savedMask = umask(0o177)
+        let bound = withAddress(path) { bind(fd, $0, $1) }
+        let bindError = errno
+        umask(savedMask)
+        guard let bound else {
+            close(fd)
+            throw ConsoleError("\(path): the path is longer than the \(maxPathBytes) bytes a unix socket allows")
+        }
+        guard bound == 0 else {
+            close(fd)
+            throw failure("cannot create \(path)", code: bindError)
+        }
+        guard chmod(path, 0o600) == 0, Glibc.listen(fd, backlog) == 0 else {
+            let error = failure("cannot listen on \(path)")
+            close(fd)
+            unlink(path)
+            throw error
+        }
+        return fd
+    }
+
+    /// A blocking client connection to the socket at `path`. The error keeps errno so the caller can
+    /// tell "nobody there" (ENOENT, ECONNREFUSED) from "not allowed" (EACCES).
+    public static func connect(to path: String) throws(SystemError) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .last("socket") }
+        while true {
+            guard let result = withAddress(path, { Glibc.connect(fd, $0, $1) }) else {
+                close(fd)
+                throw SystemError(call: "connect", code: ENAMETOOLONG)
+            }
+            if result == 0 { return fd }
+            if errno == EINTR { continue }
+            let error = SystemError.last("connect")
+            close(fd)
+            throw error
+        }
+    }
+
+    /// Calls `body` with `path` as a socket address; nil when the path does not fit.
+    static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R? {
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty, bytes.count <= maxPathBytes, !bytes.contains(0) else { return nil }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+    }
+
+    private static func failure(_ what: String, code: Int32 = errno) -> ConsoleError {
+        ConsoleError("\(what): \(String(cString: strerror(code)))")
+    }
+}

@@ -1,0 +1,47 @@
+import Agent
+import ENCore
+/// `config list|get|set`: the configuration table, validated and persisted.
+extension AgentConsole {
+    static func registerConfigCommands(in table: CommandTable, control: AgentControl) {
+        let keyNames = ArgumentCompletion.words(ConfigurationKey.all.map(\.name))
+        table.register(ConsoleCommand("config list", summary: "every configuration key, its value and where it comes from") { request in
+            let c = control.configuration
+            if request.json {
+                var o = JSONObject()
+                o.raw("config", JSON.array(ConfigurationKey.all.map { configJSON($0, c) }))
+                return .json(o.text)
+            }
+            return .text(ConfigurationKey.all.map { key in
+                "\(key.name) = \(c[key])" + (c.source(of: key) == .override ? "   (--set, this run only)" : "")
+            }.joined(separator: "\n"))
+        })
+        table.register(ConsoleCommand("config get", summary: "one configuration value", usage: "config get KEY",
+                                      arguments: 1...1, completion: keyNames) { request in
+            guard let key = ConfigurationKey.named(request.arguments[0]) else {
+                return .error("unknown key '\(request.arguments[0].printableExcerpt())' (config list shows them)")
+            }
+            return request.json ? .json(configJSON(key, control.configuration)) : .text(control.configuration[key])
+        })
+        table.register(ConsoleCommand("config set", summary: "change a configuration value (validated, saved)",
+                                      usage: "config set KEY VALUE", arguments: 2...2, completion: keyNames) { request in
+            do {
+                try control.setConfiguration(request.arguments[0], to: request.arguments[1])
+            } catch {
+                return .error("\(error)")
+            }
+            guard let key = ConfigurationKey.named(request.arguments[0]) else { return .error("unknown key") }
+            return request.json ? .json(configJSON(key, control.configuration))
+                : .text("\(key.name) = \(control.configuration[key])")
+        })
+    }
+
+    static func configJSON(_ key: ConfigurationKey, _ c: Configuration) -> String {
+        var o = JSONObject()
+        o.string("key", key.name)
+        o.string("value", c[key])
+        o.string("source", c.source(of: key).rawValue)
+        o.string("default", key.defaultValue)
+        o.string("range", key.range)
+        return o.text
+    }
+}

@@ -1,0 +1,102 @@
+import Agent
+import ENCore
+import Store
+
+/// `sightings`, `storage`, `exposures`: what the badge has recorded.
+extension AgentConsole {
+    static func registerRecordCommands(in table: CommandTable, control: AgentControl) {
+        table.register(ConsoleCommand("sightings", summary: "stored sightings, newest first",
+                                      usage: "sightings [--since DURATION] [--limit N] [--json]",
+                                      options: ["--limit", "--since"]) { request in
+            let limit = request.option("--limit").flatMap(Int.init) ?? 20
+            guard limit > 0 && limit <= 10_000 else { return .usage("--limit: expected 1-10000") }
+            var since = Int64.min
+            if let text = request.option("--since") {
+                guard let seconds = durationSeconds(text) else { return .usage("--since: expected a duration like 30m, 2h or 3d") }
+                since = control.clock.unixSeconds - seconds
+            }
+            let found: [Sighting]
+            do { found = try control.sightings(since: since, limit: limit) } catch { return .error("\(error)") }
+            if request.json {
+                var o = JSONObject()
+                o.raw("sightings", JSON.array(found.map { sighting in
+                    var item = JSONObject()
+                    item.string("rpi", sighting.rpi.hex)
+                    item.string("aem", sighting.aem.hex)
+                    item.integer("time", sighting.firstSeen)
+                    item.integer("rssiMax", sighting.rssiMax)
+                    item.integer("rssiMean", sighting.rssiMean)
+                    item.integer("reports", sighting.reports)
+                    return item.text
+                }))
+                return .json(o.text)
+            }
+            guard !found.isEmpty else { return .text("no sightings stored") }
+            return .text(found.map { "\(UTCDateTime(unixSeconds: $0.firstSeen))  \($0.rpi.hex.prefix(8))…  \($0.rssiMax) dBm max, \($0.reports) reports" }
+                .joined(separator: "\n"))
+        })
+        table.register(ConsoleCommand("storage", summary: "bytes used, records, oldest sighting, flush state") { request in
+            let u: StoreUsage
+            do { u = try control.storage() } catch { return .error("\(error)") }
+            if request.json {
+                var o = JSONObject()
+                o.integer("bytes", u.bytes)
+                o.integer("segments", u.segments)
+                o.integer("records", u.records)
+                o.integer("storedSightings", u.storedSightings)
+                o.integer("pendingSightings", u.pendingSightings)
+                o.integer("oldestSighting", u.oldestSighting)
+                return .json(o.text)
+            }
+            return .text("\(u.storedSightings) sightings in \(u.bytes) bytes (\(u.segments) segments), "
+                         + "\(u.pendingSightings) waiting for the next flush"
+                         + (u.oldestSighting.map { ", oldest \(UTCDateTime(unixSeconds: $0))" } ?? ""))
+        })
+        table.register(ConsoleCommand("exposures", summary: "exposures found; --daily: v2 daily summaries",
+                                      usage: "exposures [--daily] [--json]", flags: ["--daily"]) { request in
+            let found = control.exposures
+            if request.has("--daily") {
+                let days = control.dailySummaries()
+                if request.json {
+                    var o = JSONObject()
+                    o.raw("dailySummaries", JSON.array(days.map { day in
+                        var item = JSONObject()
+                        item.string("date", "\(day.date)")
+                        item.number("scoreSum", day.overall.scoreSum)
+                        item.number("maximumScore", day.overall.maximumScore)
+                        item.number("weightedDurationSum", day.overall.weightedDurationSum)
+                        return item.text
+                    }))
+                    return .json(o.text)
+                }
+                guard !days.isEmpty else { return .text("no exposures") }
+                return .text(days.map { "\($0.date)  score sum \(Int($0.overall.scoreSum)), maximum \(Int($0.overall.maximumScore)), "
+                    + "weighted duration \(Int($0.overall.weightedDurationSum)) s" }.joined(separator: "\n"))
+            }
+            if request.json {
+                var o = JSONObject()
+                o.raw("exposures", JSON.array(found.map { exposure in
+                    var item = JSONObject()
+                    item.string("date", "\(exposure.date)")
+                    item.integer("durationMinutes", exposure.durationMinutes)
+                    item.integer("riskScore", exposure.riskScore)
+                    item.integer("typicalAttenuation", exposure.typicalAttenuation)
+                    return item.text
+                }))
+                return .json(o.text)
+            }
+            guard !found.isEmpty else { return .text("no exposures") }
+            return .text(found.map { "\($0.date)  \($0.durationMinutes) min, attenuation \($0.typicalAttenuation) dB, risk score \($0.riskScore)" }
+                .joined(separator: "\n"))
+        })
+    }
+
+    /// `90s`, `30m`, `2h`, `3d` (or plain seconds) in seconds; nil for anything else.
+    public static func durationSeconds(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        if let unit = text.last, let factor = units[unit], let n = Int64(text.dropLast()), n >= 0, n <= 365 * 86_400 {
+            return n * factor
+        }
+        return Int64(text).flatMap { $0 >= 0 ? $0 : nil }
+    }
+}

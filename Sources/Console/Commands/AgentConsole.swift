@@ -1,0 +1,78 @@
+import Agent
+import ENCore
+import EventLoop
+import HCI
+
+/// The agent's console commands (`../shared/CLI.md`), registered in a `CommandTable` that both the
+/// stdin/serial console and the unix socket (`enbeacon ctl`) serve. Each group lives in its own file
+/// (`AgentConsole+Clock`, `+Keys`, `+Radio`, `+Records`, `+Sync`, `+Config`).
+///
+/// Every command answers `--json` with one JSON document (`live`: JSON lines); a command whose answer is
+/// only a confirmation still says in JSON what the state now is, so a script need not parse prose.
+public enum AgentConsole {
+    public static func commandTable(for control: AgentControl) -> CommandTable {
+        let table = CommandTable()
+        table.register(ConsoleCommand("status", summary: "what a member of staff needs to know, in one screen") { request in
+            status(control, json: request.json)
+        })
+        registerClockCommands(in: table, control: control)
+        registerKeyCommands(in: table, control: control)
+        registerRadioCommands(in: table, control: control)
+        registerRecordCommands(in: table, control: control)
+        registerSyncCommands(in: table, control: control)
+        registerConfigCommands(in: table, control: control)
+        table.register(ConsoleCommand("quit", summary: "stop the agent (on its own console, not through ctl)") { request in
+            guard request.channel != .socket else { return .error("quit works on the agent's own console only") }
+            control.stop()
+            var o = JSONObject()
+            o.bool("stopping", true)
+            return request.json ? .json(o.text) : .text("stopping")
+        })
+        return table
+    }
+
+    static func status(_ control: AgentControl, json: Bool) -> ConsoleReply {
+        let s = control.status()
+        if json {
+            var clock = JSONObject()
+            clock.string("time", "\(UTCDateTime(unixSeconds: s.clock.unixSeconds))")
+            clock.bool("trusted", s.clock.isTrusted)
+            clock.string("trust", "\(s.clock.trust)")
+            var o = JSONObject()
+            o.raw("clock", clock.text)
+            o.bool("exposureNotification", s.exposureNotification)
+            o.bool("advertising", s.advertising)
+            o.string("controller", "\(s.controller)")
+            o.integer("rotations", s.rotations)
+            o.integer("rpiAgeSeconds", s.rpiAgeSeconds)
+            o.integer("nextRotationSeconds", s.nextRotationSeconds)
+            o.integer("scans", s.scans)
+            o.integer("lastScanSecondsAgo", s.lastScanSecondsAgo)
+            o.integer("storedSightings", s.storage?.storedSightings ?? 0)
+            o.integer("storeBytes", s.storage?.bytes ?? 0)
+            o.raw("sync", syncStatusJSON(s.keySync))
+            o.integer("exposures", s.exposures)
+            return .json(o.text)
+        }
+        func minutes(_ s: Int64) -> String { s >= 60 ? "\(s / 60) min \(s % 60) s" : "\(s) s" }
+        let broadcasting: String
+        if !s.exposureNotification {
+            broadcasting = "off (en on turns it back on)"
+        } else if s.advertising {
+            broadcasting = "yes, RPI on air for \(s.rpiAgeSeconds.map(minutes) ?? "-")"
+                + (s.nextRotationSeconds.map { ", next in \(minutes($0))" } ?? "") + " (\(s.rotations) rotations)"
+        } else {
+            broadcasting = "no: " + (s.clock.isTrusted ? "waiting for the controller" : "waiting for a trusted clock")
+        }
+        return .text("""
+            clock        \(UTCDateTime(unixSeconds: s.clock.unixSeconds)), \(s.clock.trust)
+            exposure n.  \(s.exposureNotification ? "on" : "off")
+            broadcasting \(broadcasting)
+            controller   \(s.controller)
+            scanning     \(s.scans) scans\(s.lastScanSecondsAgo.map { ", last \(minutes($0)) ago" } ?? "")
+            storage      \(s.storage.map { "\($0.storedSightings) sightings, \($0.bytes) bytes" } ?? "unreadable")
+            key sync     \(syncLine(s.keySync))
+            exposures    \(s.exposures == 0 ? "none" : "\(s.exposures) — see exposures")
+            """)
+    }
+}

@@ -1,0 +1,202 @@
+import Agent
+import ENCore
+import EventLoop
+import Store
+
+/// Downloads diagnosis keys periodically (every `sync.interval_hours`, plus a few minutes of jitter) and on
+/// demand (`syncNow`, the console's `sync now`), and turns them into exposures: see `SyncRun` for one pass.
+///
+/// Runs only with a trusted clock (the agent starts it once the clock is trusted): matching needs today's
+/// date for the embargo and the 14-day window. Without a configured key server it logs that once and stays
+/// idle. Everything happens on the loop; downloads go through `HTTPClient`, matching through slices.
+public final class KeySync: KeyDownloading {
+    public private(set) var settings: KeySyncSettings
+    public private(set) var status = KeySyncStatus()
+    /// Called after every run that was not cancelled, with its report.
+    public var onRunFinished: (SyncReport) -> Void = { _ in }
+    public var isRunning: Bool { run != nil }
+
+    private let context: SyncRun.Context
+    private var generator: any RandomNumberGenerator
+    private var cursor: SyncCursor?
+    private var run: SyncRun?
+    private var timer: TimerHandle?
+    private var timerDeadline: MonotonicInstant?
+    private var started = false
+    /// Who asked `syncNow` to tell them how the run ended (the console's `sync now` waits for it).
+    private var waiters: [(SyncReport) -> Void] = []
+
+    public init(loop: any EventLoop, http: HTTPClient, settings: KeySyncSettings, clock: Clock, store: SightingStore,
+                exposures: ExposureLog, notifier: ExposureNotifier, schedule: KeySchedule, dataDirectory: String,
+                generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), log: Logger) {
+        self.settings = settings
+        self.generator = generator
+        context = SyncRun.Context(loop: loop, http: http, clock: clock, store: store, exposures: exposures,
+                                  notifier: notifier, schedule: schedule, dataDirectory: dataDirectory, log: log)
+        loadCursor()
+        refreshStatus()
+    }
+
+    /// The key download of `agent`, with its settings, store, exposures and notifier; attach it with
+    /// `agent.attach(keyDownload:)`.
+    public convenience init(agent: Agent, http: HTTPClient, randomness: Randomness = .system) {
+        self.init(loop: agent.loop, http: http, settings: agent.keySyncSettings, clock: agent.clock, store: agent.store,
+                  exposures: agent.exposures, notifier: agent.notifier, schedule: agent.schedule,
+                  dataDirectory: agent.dataDirectory, generator: randomness.generator(for: "keysync"), log: agent.log)
+    }
+
+    /// Starts periodic syncing; the first run waits `startDelay`, or until `interval` after the last
+    /// successful sync (kept across restarts) if that is later. Call once the clock is trusted.
+    public func start() {
+        guard !started else { return }
+        started = true
+        guard let server = settings.server else {
+            context.log.info("key sync: no key server configured (keyserver.index_url, or keyserver.base_url with "
+                             + "keyserver.style cwa or folder): not downloading diagnosis keys")
+            refreshStatus()
+            return
+        }
+        context.log.info("key sync: \(server), every \(settings.interval)")
+        var delay = settings.startDelay
+        if let last = cursor?.lastSuccess {
+            let due = Duration.seconds(last - context.clock.unixSeconds) + settings.interval
+            delay = min(max(delay, due), settings.interval)
+        }
+        scheduleNext(after: delay)
+    }
+
+    /// Cancels the run in progress and the next one.
+    public func stop() {
+        started = false
+        if let run {
+            run.cancel()
+            self.run = nil
+            var report = run.report
+            report.outcome = .cancelled
+            report.finishedAt = context.clock.unixSeconds
+            tellWaiters(report)
+        }
+        cancelTimer()
+        refreshStatus()
+    }
+
+    /// Starts a run now unless one is running; the periodic schedule restarts from its end. `finished`, if
+    /// given, gets the report of the run that starts or (`.alreadyRunning`) the one under way, also when it
+    /// is cancelled.
+    @discardableResult
+    public func syncNow(finished: ((SyncReport) -> Void)? = nil) -> SyncRequest {
+        guard let server = settings.server else { return .notConfigured }
+        guard context.clock.isTrusted else { return .clockNotTrusted }
+        if let finished { waiters.append(finished) }
+        guard run == nil else { return .alreadyRunning }
+        cancelTimer()
+        begin(server)
+        return .started
+    }
+
+    /// New settings (the console changed a key): a run in progress is cancelled, a cursor made for another
+    /// server forgotten, and the schedule restarted.
+    public func reconfigure(_ settings: KeySyncSettings) {
+        let wasStarted = started
+        stop()
+        self.settings = settings
+        loadCursor()
+        refreshStatus()
+        if wasStarted { start() }
+    }
+
+    // MARK: Runs
+
+    private func begin(_ server: KeyServer) {
+        let run = SyncRun(server: server, settings: settings, cursor: cursor ?? SyncCursor(server: server.identity),
+                          context: context, jitter: { [weak self] in self?.randomJitterFactor() ?? 1 })
+        run.onPhase = { [weak self] phase in
+            self?.status.phase = phase
+            self?.status.currentRun = self?.run?.report
+        }
+        run.onFinished = { [weak self] report, cursor in self?.finished(report, cursor: cursor) }
+        self.run = run
+        status.lastError = nil
+        refreshStatus()
+        context.log.info("key sync: starting (\(server))")
+        run.start()
+    }
+
+    private func finished(_ report: SyncReport, cursor: SyncCursor) {
+        run = nil
+        self.cursor = cursor
+        status.lastRun = report
+        let seconds = report.finishedAt.map { $0 - report.startedAt } ?? 0
+        switch report.outcome {
+        case .failed(let reason):
+            status.lastError = reason
+            context.log.warn("key sync failed after \(seconds) s (\(report.summary)): \(reason); next try in about "
+                             + "\(settings.interval)")
+        default:
+            status.lastError = nil
+            context.log.info("key sync done in \(seconds) s: \(report.summary)")
+        }
+        if started { scheduleNext(after: settings.interval) }
+        refreshStatus()
+        onRunFinished(report)
+        tellWaiters(report)
+    }
+
+    private func tellWaiters(_ report: SyncReport) {
+        let waiting = waiters
+        waiters = []
+        for waiter in waiting { waiter(report) }
+    }
+
+    private func scheduleNext(after delay: Duration) {
+        cancelTimer()
+        guard let server = settings.server else { return }
+        let jitterNanoseconds = settings.jitter.components.seconds * 1_000_000_000
+        let extra = jitterNanoseconds > 0 ? Int64.random(in: 0..<jitterNanoseconds, using: &generator) : 0
+        let deadline = context.loop.now + delay + .nanoseconds(extra)
+        timerDeadline = deadline
+        timer = context.loop.schedule(at: deadline) { [weak self] in
+            guard let self else { return }
+            timer = nil
+            timerDeadline = nil
+            guard run == nil else { return }
+            guard context.clock.isTrusted else {
+                context.log.warn("key sync: clock no longer trusted; trying again later")
+                scheduleNext(after: settings.interval)
+                return
+            }
+            begin(server)
+        }
+        refreshStatus()
+    }
+
+    private func cancelTimer() {
+        if let timer { context.loop.cancel(timer) }
+        timer = nil
+        timerDeadline = nil
+    }
+
+    private func randomJitterFactor() -> Double { Double.random(in: 0.5..<1.5, using: &generator) }
+
+    private func loadCursor() {
+        cursor = settings.server.map { SyncCursor.load(dataDirectory: context.dataDirectory, server: $0.identity) }
+    }
+
+    private func refreshStatus() {
+        status.server = settings.server?.description
+        status.lastSuccess = cursor?.lastSuccess
+        status.currentRun = run?.report
+        if let cursor {
+            status.cursor = cursor.lastLine.map { "after \($0)" }
+                ?? (cursor.processedDays.isEmpty ? "nothing processed yet" : "\(cursor.processedDays.count) day(s) processed")
+        } else {
+            status.cursor = ""
+        }
+        status.nextSync = timerDeadline.map { context.clock.unixSeconds + ($0 - context.loop.now).components.seconds }
+        if settings.server == nil {
+            status.phase = .notConfigured
+        } else if run == nil {
+            status.phase = started || context.clock.isTrusted ? .idle : .waitingForClock
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Agent
+import Store
+import SystemIO
+
+/// What has been processed already, so a sync downloads only what is new (`DATA/keysync`, 0600, written
+/// atomically after every processed file).
+///
+/// For an index: the last index line processed. For Corona-Warn-App: the days processed, forgotten once the
+/// server no longer lists them. Both belong to one server: a cursor made with another is ignored.
+public struct SyncCursor: Equatable, Sendable {
+    public static let fileName = "keysync"
+
+    /// `KeyServer.identity` of the server this cursor belongs to.
+    public var server: String
+    public var lastLine: String?
+    public var processedDays: Set<String> = []
+    /// Unix seconds of the last sync that went through to its end.
+    public var lastSuccess: Int64?
+
+    public init(server: String) { self.server = server }
+
+    /// Index lines after `lastLine`. When `lastLine` is no longer listed (aged out, or the server started
+    /// over), every line is new and `cursorLost` says so: downloading again costs bandwidth, while
+    /// guessing which lines are newer could skip keys. Exposures are not duplicated either way.
+    func pendingLines(in lines: [String]) -> (lines: [String], cursorLost: Bool) {
+        guard let lastLine else { return (lines, false) }
+        guard let index = lines.lastIndex(of: lastLine) else { return (lines, true) }
+        return (Array(lines[(index + 1)...]), false)
+    }
+
+    /// Listed days not processed yet.
+    func pendingDays(in days: [String]) -> [String] {
+        days.filter { !processedDays.contains($0) }
+    }
+
+    /// Records processed entries: the last index line, or the days (keeping only days still `listed`).
+    mutating func commit(_ entries: [String], indexed: Bool, listed: [String]) {
+        if indexed {
+            if let last = entries.last { lastLine = last }
+        } else {
+            processedDays = processedDays.union(entries).intersection(listed)
+        }
+    }
+
+    // MARK: File
+
+    /// The cursor in `dataDirectory` for `server`; a fresh one if the file is missing, damaged or for another server.
+    static func load(dataDirectory: String, server: String) -> SyncCursor {
+        guard let text = TextFile.read(dataDirectory + "/" + fileName, limit: 1 << 20),
+              let cursor = SyncCursor(text: text), cursor.server == server else { return SyncCursor(server: server) }
+        return cursor
+    }
+
+    func save(dataDirectory: String) throws(SystemError) {
+        try AtomicFile.write(Array(text.utf8), to: dataDirectory + "/" + Self.fileName, mode: 0o600)
+    }
+
+    /// `key value` lines; a value runs to the end of its line.
+    var text: String {
+        var lines = ["server \(server)"]
+        if let lastLine { lines.append("last_line \(lastLine)") }
+        lines += processedDays.sorted().map { "day \($0)" }
+        if let lastSuccess { lines.append("last_success \(lastSuccess)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    init?(text: String) {
+        var server: String?
+        var cursor = SyncCursor(server: "")
+        for line in text.split(separator: "\n") {
+            guard let space = line.firstIndex(of: " ") else { continue }
+            let value = String(line[line.index(after: space)...])
+            switch line[..<space] {
+            case "server": server = value
+            case "last_line": cursor.lastLine = value
+            case "day": cursor.processedDays.insert(value)
+            case "last_success": cursor.lastSuccess = Int64(value)
+            default: continue
+            }
+        }
+        guard let server else { return nil }
+        cursor.server = server
+        self = cursor
+    }
+}

@@ -1,0 +1,93 @@
+import Agent
+import ENCore
+import KeySync
+import Store
+import SystemIO
+import EventLoop
+import HCI
+
+/// Several badges and phones on one virtual radio in virtual time: days of agent life in seconds.
+/// The base of the whole-agent tests and of `enbeacon demo`. Each badge is a complete `Agent` with its
+/// own strict virtual controller and its own data directory.
+public final class Simulation {
+    public let loop: VirtualLoop
+    public let radio: VirtualRadio
+    public private(set) var badges: [SimulatedBadge] = []
+    public private(set) var phones: [SimulatedPhone] = []
+    private let dataRoot: String
+    private let seed: UInt64
+    private let schedule: KeySchedule
+
+    public init(startUnixSeconds: Int64, seed: UInt64, dataRoot: String) throws(CryptoError) {
+        loop = VirtualLoop(startUnixNanoseconds: startUnixSeconds * 1_000_000_000)
+        radio = VirtualRadio(loop: loop, seed: seed)
+        self.dataRoot = dataRoot
+        self.seed = seed
+        schedule = try KeySchedule()
+    }
+
+    @discardableResult
+    public func addBadge(_ name: String, at position: RadioPosition, settings: Agent.Settings = Agent.Settings(),
+                         clockProbe: any ClockSyncProbe = FixedClockSyncProbe(synchronised: true),
+                         log: Logger = .silent) throws -> SimulatedBadge {
+        let index = UInt64(badges.count + 1)
+        let controller = radio.addController(
+            VirtualControllerConfiguration(publicAddress: BDAddress(rawValue: 0x00_1B_DC_00_00_00 + index)), at: position)
+        let directory = dataRoot + "/" + name
+        let agent = try Agent(loop: loop, settings: settings, log: log, randomness: .seeded(seed &+ index &* 7919),
+                              dataDirectory: directory, clockProbe: clockProbe,
+                              makeTransport: { controller.makeHostTransport() })
+        let keySync = KeySync(agent: agent, http: try HTTPClient(loop: loop), randomness: .seeded(seed &+ index &* 7919))
+        agent.attach(keyDownload: keySync)
+        let badge = SimulatedBadge(name: name, agent: agent, keySync: keySync, controller: controller,
+                                   dataDirectory: directory)
+        badges.append(badge)
+        agent.start()
+        return badge
+    }
+
+    @discardableResult
+    public func addPhone(at position: RadioPosition, txPower: Int8 = -4) -> SimulatedPhone {
+        var g = Randomness.seeded(seed &+ 0x5EED &+ UInt64(phones.count)).generator(for: "phone")
+        let phone = SimulatedPhone(radio: radio, at: position, txPower: txPower, schedule: schedule,
+                                   generator: SplitMix64(seed: g.next()))
+        phones.append(phone)
+        return phone
+    }
+
+    public func run(for duration: Duration) { loop.run(for: duration) }
+
+    public var unixSeconds: Int64 { loop.unixNanoseconds / 1_000_000_000 }
+
+    /// 2021-06-01T22:00:00Z: two hours before a UTC midnight, so a short run crosses a change of day.
+    public static let twoHoursBeforeMidnight: Int64 = 1_622_584_800
+
+    /// The Unix time of a loop instant, by the current wall-clock offset.
+    public func unixSeconds(at instant: MonotonicInstant) -> Int64 {
+        let offset = loop.unixNanoseconds - loop.now.nanoseconds
+        return (instant.nanoseconds + offset) / 1_000_000_000
+    }
+}
+
+/// One badge of a simulation.
+public final class SimulatedBadge {
+    public let name: String
+    public let agent: Agent
+    /// Its key download: a `file://` folder in the demo, a local server in tests.
+    public let keySync: KeySync
+    public let controller: VirtualController
+    public let dataDirectory: String
+
+    init(name: String, agent: Agent, keySync: KeySync, controller: VirtualController, dataDirectory: String) {
+        self.name = name
+        self.agent = agent
+        self.keySync = keySync
+        self.controller = controller
+        self.dataDirectory = dataDirectory
+    }
+
+    /// The keys in the badge's key file on disk, as a restart would read them.
+    public var storedKeys: [TemporaryExposureKey] {
+        KeyFile.parse(TextFile.read(dataDirectory + "/keys") ?? "")
+    }
+}

@@ -1,0 +1,105 @@
+import ENCore
+import Store
+import SystemIO
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sighting store under a synthetic workload (`enbeacon bench store` prints its figures; the storage
+/// budget test asserts them):
+/// days of scans at a given sightings-per-day, flushed every flush interval and pruned as the agent
+/// does, written into a fresh directory that is removed afterwards. Simulated time; real files.
+public enum StoreWorkload {
+    public struct Figures: Hashable, Sendable {
+        public var days: Int
+        public var sightingsPerDay: Int
+        /// Sightings appended over the run.
+        public var sightings: Int
+        /// Segment bytes on disk at the end, and the sightings they hold.
+        public var bytesOnDisk: Int
+        public var storedSightings: Int
+        /// bytesOnDisk / storedSightings, record overhead included.
+        public var bytesPerSighting: Double
+        /// Sightings appended and made durable per second of wall time, flushes and fsyncs included.
+        public var appendsPerSecond: Double
+        public var meanFlushMicroseconds: Double
+        /// Data the store wrote over the run (not counting what the file system adds).
+        public var bytesWritten: Int
+        /// Flushes that wrote anything, and the fsyncs (file and directory) they cost.
+        public var flushes: Int
+        public var fsyncs: Int
+
+        public var bytesWrittenPerDay: Double { Double(bytesWritten) / Double(days) }
+        public var flushesPerDay: Double { Double(flushes) / Double(days) }
+        public var fsyncsPerDay: Double { Double(fsyncs) / Double(days) }
+    }
+
+    /// A fixed start, so runs compare: 2023-11-14.
+    static let epoch: Int64 = 1_700_000_000
+
+    /// Runs the workload in a new temporary directory under `scratchParent`.
+    public static func run(scratchParent: String = "/tmp", sightingsPerDay: Int = 5_000, days: Int = 14,
+                           flushInterval: Int64 = 60,
+                           fileSystem: any FileSystem = PosixFileSystem()) throws(SystemError) -> Figures {
+        precondition(days > 0 && sightingsPerDay >= 0 && flushInterval > 0)
+        var template = Array((scratchParent + "/enbeacon-bench-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw .last("mkdtemp", scratchParent) }
+        let directory = String(cString: made)
+        let store: SightingStore
+        do { store = try SightingStore(dataDirectory: directory, fileSystem: fileSystem) } catch {
+            rmdir(directory)
+            throw error
+        }
+        // The segments, the sightings folder and the scratch directory go; nothing else is touched.
+        defer {
+            try? store.removeAll()
+            rmdir(directory + "/" + SightingStore.folderName)
+            rmdir(directory)
+        }
+        let clock = ContinuousClock()
+        var flushing = Duration.zero, flushes = 0
+        let began = clock.now
+        var schedule = SyntheticScanSchedule(start: epoch, days: days, sightingsPerDay: sightingsPerDay)
+        var nextFlush = epoch + flushInterval
+        while let scan = schedule.next() {
+            let windowEnd = scan.start + SyntheticScanSchedule.scanDuration
+            // Flush ticks before this scan's sightings are handed over.
+            while nextFlush <= windowEnd {
+                try tick(store, now: nextFlush, flushing: &flushing, flushes: &flushes, clock: clock)
+                nextFlush += flushInterval
+            }
+            for number in scan.sightings {
+                store.append(SyntheticSightings.sighting(number: number, firstSeen: scan.start + Int64(number % 4)))
+            }
+        }
+        try tick(store, now: nextFlush, flushing: &flushing, flushes: &flushes, clock: clock)
+        let elapsed = clock.now - began
+
+        let usage = try store.usage()
+        let statistics = store.statistics
+        return Figures(
+            days: days, sightingsPerDay: sightingsPerDay, sightings: schedule.totalSightings,
+            bytesOnDisk: usage.bytes, storedSightings: usage.storedSightings,
+            bytesPerSighting: usage.storedSightings > 0 ? Double(usage.bytes) / Double(usage.storedSightings) : 0,
+            appendsPerSecond: Double(schedule.totalSightings) / max(seconds(elapsed), 1e-9),
+            meanFlushMicroseconds: flushes > 0 ? seconds(flushing) * 1e6 / Double(flushes) : 0,
+            bytesWritten: statistics.bytesAppended, flushes: flushes,
+            fsyncs: statistics.fileSyncs + statistics.directorySyncs)
+    }
+
+    /// What the agent does every flush interval: expire, then flush.
+    private static func tick(_ store: SightingStore, now: Int64, flushing: inout Duration, flushes: inout Int,
+                             clock: ContinuousClock) throws(SystemError) {
+        try store.prune(now: now)
+        guard store.pendingCount > 0 else { return }
+        let began = clock.now
+        try store.flush()
+        flushing += clock.now - began
+        flushes += 1
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+    }
+}

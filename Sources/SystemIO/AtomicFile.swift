@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Small state written so that a power cut leaves either the old or the new file, never a mix:
+/// write a temporary file, fsync it, rename it over the old one, fsync the directory.
+public enum AtomicFile {
+    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(SystemError) {
+        let temporary = path + ".tmp"
+        let fd = try Posix.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode: mode)
+        do throws(SystemError) {
+            // The mode argument is filtered by the umask; keys must be 0600 whatever the umask is.
+            guard fchmod(fd, mode) == 0 else { throw .last("fchmod", temporary) }
+            try Posix.write(bytes, to: fd, at: 0, path: temporary)
+            guard fsync(fd) == 0 else { throw .last("fsync", temporary) }
+        } catch {
+            close(fd)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else { throw .last("rename", path) }
+        // Without this the rename may not survive a power cut, and the old contents come back.
+        try Posix.synchronizeDirectory(Posix.parent(of: path))
+    }
+
+    /// Creates `path` (and missing parents) with `mode`, and tightens an existing directory to it.
+    /// Each directory created is made durable in its parent, so a power cut cannot undo it after the
+    /// files inside have been fsync'd.
+    public static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(SystemError) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for part in path.split(separator: "/") {
+            let parent = prefix.isEmpty ? "." : prefix
+            prefix += part
+            if mkdir(prefix, mode) == 0 {
+                try Posix.synchronizeDirectory(parent)
+            } else if errno != EEXIST {
+                throw .last("mkdir", prefix)
+            }
+            prefix += "/"
+        }
+        // mkdir's mode is filtered by the umask too; the data directory must be 0700 whatever it is.
+        guard chmod(path, mode) == 0 else { throw .last("chmod", path) }
+    }
+}

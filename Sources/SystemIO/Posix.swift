@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The few system-call loops every file writer here needs (EINTR, short writes), written once.
+public enum Posix {
+    /// Opens `path`, retrying on EINTR, with O_CLOEXEC so a spawned child never inherits it.
+    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(SystemError) -> Int32 {
+        while true {
+            let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
+            if fd >= 0 { return fd }
+            if errno != EINTR { throw .last("open", path) }
+        }
+    }
+
+    /// Writes all of `bytes` at `offset` (pwrite, so the file position never matters).
+    public static func write(_ bytes: [UInt8], to fd: Int32, at offset: Int, path: String) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in
+                pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
+            }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw n == 0 ? SystemError(call: "pwrite", path: path, code: EIO) : .last("pwrite", path) }
+            done += n
+        }
+    }
+
+    /// Reads the whole file behind `fd`. With `skippingUnreadableBlocks`, a 4 KiB block the device
+    /// cannot read (EIO: a worn card's bad sector) comes back as zeros instead of failing the read, so it
+    /// costs the records in it and not the whole file.
+    public static func readAll(_ fd: Int32, path: String, skippingUnreadableBlocks: Bool = false) throws(SystemError) -> [UInt8] {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw .last("fstat", path) }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { raw in
+                pread(fd, raw.baseAddress! + done, raw.count - done, off_t(done))
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == EIO && skippingUnreadableBlocks {
+                done = (done / 4_096 + 1) * 4_096  // the block stays zero
+                continue
+            }
+            guard n >= 0 else { throw .last("pread", path) }
+            if n == 0 { break }  // the file shrank under us: what was read is all there is
+            done += n
+        }
+        if done < bytes.count { bytes.removeSubrange(done...) }
+        return bytes
+    }
+
+    /// fsync on a directory: makes a created, renamed or removed entry durable.
+    public static func synchronizeDirectory(_ path: String) throws(SystemError) {
+        let fd = try open(path.isEmpty ? "/" : path, O_RDONLY | O_DIRECTORY)
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw .last("fsync", path) }
+    }
+
+    /// The directory part of `path` ("." for a bare name, "/" for a file at the root).
+    public static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let head = String(path[..<slash])
+        return head.isEmpty ? "/" : head
+    }
+}

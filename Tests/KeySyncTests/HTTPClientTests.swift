@@ -1,0 +1,257 @@
+import Agent
+import EventLoop
+import Foundation
+import Testing
+import TestSupport
+import KeySync
+
+/// The libcurl multi client on a real PollLoop against real servers on 127.0.0.1.
+@Suite struct HTTPClientTests {
+    let folder = TemporaryDirectory()
+    let loop = PollLoop()
+
+    /// Fetches `url` and runs the loop until the answer arrives.
+    func fetch(_ url: String, maximumBytes: Int = 1 << 20, client: HTTPClient? = nil,
+               configure: (inout HTTPClient.Request) -> Void = { _ in }) throws -> Result<[UInt8], HTTPClient.Failure> {
+        let client = try client ?? HTTPClient(loop: loop)
+        var request = HTTPClient.Request(url: url, maximumBytes: maximumBytes)
+        configure(&request)
+        var result: Result<[UInt8], HTTPClient.Failure>?
+        client.get(request) { result = $0 }
+        #expect(loop.run(until: { result != nil }), "no answer from \(url)")
+        #expect(client.activeTransfers == 0)
+        return try #require(result)
+    }
+
+    func write(_ bytes: [UInt8], _ name: String) {
+        _ = FileManager.default.createFile(atPath: folder.path + "/" + name, contents: Data(bytes))
+    }
+
+    static func randomBytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255) } }
+
+    @Test func bodyArrivesExactly() throws {
+        let body = Self.randomBytes(300_000)
+        write(body, "export.zip")
+        let (server, port) = try TestServers.pythonHTTPServer(root: folder.path)
+        defer { server.kill() }
+        #expect(try fetch("http://127.0.0.1:\(port)/export.zip") == .success(body))
+    }
+
+    @Test func severalTransfersRunAtOnce() throws {
+        let bodies = (0..<4).map { _ in Self.randomBytes(50_000) }
+        for (i, body) in bodies.enumerated() { write(body, "f\(i)") }
+        let (server, port) = try TestServers.pythonHTTPServer(root: folder.path)
+        defer { server.kill() }
+        let client = try HTTPClient(loop: loop)
+        var results: [Int: Result<[UInt8], HTTPClient.Failure>] = [:]
+        for i in bodies.indices {
+            client.get(.init(url: "http://127.0.0.1:\(port)/f\(i)", maximumBytes: 1 << 20)) { results[i] = $0 }
+        }
+        #expect(loop.run(until: { results.count == bodies.count }))
+        for i in bodies.indices { #expect(results[i] == .success(bodies[i])) }
+    }
+
+    @Test func missingFileIsAStatusError() throws {
+        let (server, port) = try TestServers.pythonHTTPServer(root: folder.path)
+        defer { server.kill() }
+        #expect(try fetch("http://127.0.0.1:\(port)/absent.zip") == .failure(.httpStatus(404)))
+    }
+
+    @Test func serverErrorIsAStatusError() throws {
+        write([1, 2, 3], "busy")
+        let (server, port) = try TestServers.keyServer(root: folder.path, arguments: ["--fail", "/busy=1:503"])
+        defer { server.kill() }
+        #expect(try fetch("http://127.0.0.1:\(port)/busy") == .failure(.httpStatus(503)))
+        #expect(try fetch("http://127.0.0.1:\(port)/busy") == .success([1, 2, 3]))
+    }
+
+    @Test func responseOverTheCapIsAborted() throws {
+        write(Self.randomBytes(100_000), "big.zip")
+        let (server, port) = try TestServers.pythonHTTPServer(root: folder.path)
+        defer { server.kill() }
+        // Announced by Content-Length: refused before the body.
+        #expect(try fetch("http://127.0.0.1:\(port)/big.zip", maximumBytes: 99_999) == .failure(.tooLarge(limit: 99_999)))
+        #expect(try fetch("http://127.0.0.1:\(port)/big.zip", maximumBytes: 100_000).get().count == 100_000)
+    }
+
+    @Test func responseOverTheCapWithoutLengthIsAborted() throws {
+        // openssl s_server -WWW answers HTTP/1.0 without Content-Length: the cap must hold while streaming.
+        write(Self.randomBytes(200_000), "big.zip")
+        let tls = try ThrowAwayCA(in: folder.path)
+        let (server, port) = try tls.startOpenSSLServer(root: folder.path)
+        defer { server.kill() }
+        let result = try fetch("https://127.0.0.1:\(port)/big.zip", maximumBytes: 10_000) { $0.caFile = tls.caFile }
+        #expect(result == .failure(.tooLarge(limit: 10_000)))
+    }
+
+    @Test func refusedConnectionIsATransportError() throws {
+        let port = TestServers.closedPort()
+        guard case .failure(.transport(let text)) = try fetch("http://127.0.0.1:\(port)/index.txt") else {
+            Issue.record("expected a transport error")
+            return
+        }
+        #expect(text.contains("127.0.0.1"))
+    }
+
+    @Test func fileURLsAreRead() throws {
+        let body = Self.randomBytes(10_000)
+        write(body, "index.txt")
+        #expect(try fetch("file://\(folder.path)/index.txt") == .success(body))
+        #expect(try fetch("file://\(folder.path)/index.txt", maximumBytes: 100) == .failure(.tooLarge(limit: 100)))
+        #expect(try fetch("file://\(folder.path)/absent") == .failure(.httpStatus(404)))
+    }
+
+    @Test func droppedConnectionMidFileIsATransportError() throws {
+        write(Self.randomBytes(400_000), "export.zip")
+        let (server, port) = try TestServers.keyServer(root: folder.path, arguments: ["--drop", "/export.zip=1"])
+        defer { server.kill() }
+        guard case .failure(.transport(let text)) = try fetch("http://127.0.0.1:\(port)/export.zip") else {
+            Issue.record("expected a transport error")
+            return
+        }
+        #expect(!text.isEmpty)
+        // The next request is whole again.
+        #expect(try fetch("http://127.0.0.1:\(port)/export.zip").get().count == 400_000)
+    }
+
+    @Test func httpsNeedsTheRightCA() throws {
+        let body = Self.randomBytes(5_000)
+        write(body, "index.txt")
+        let tls = try ThrowAwayCA(in: folder.path)
+        let (server, port) = try tls.startOpenSSLServer(root: folder.path)
+        defer { server.kill() }
+        let url = "https://127.0.0.1:\(port)/index.txt"
+        guard case .failure(.transport(let text)) = try fetch(url) else {
+            Issue.record("a server signed by an unknown CA must be refused")
+            return
+        }
+        #expect(text.lowercased().contains("certificate"))
+        #expect(try fetch(url) { $0.caFile = tls.caFile } == .success(body))
+    }
+
+    @Test func clientReleasedMidTransferLeavesTheLoopClean() throws {
+        // A server that accepts connections (the kernel does) and never answers: the transfer stays in flight.
+        let (listener, port) = TestServers.silentListener()
+        defer { close(listener) }
+        var client: HTTPClient? = try HTTPClient(loop: loop)
+        var called = false
+        client?.get(.init(url: "http://127.0.0.1:\(port)/never", maximumBytes: 1 << 20)) { _ in called = true }
+        var waited = false
+        loop.schedule(after: .milliseconds(50)) { waited = true }
+        #expect(loop.run(until: { waited }))
+        #expect(client?.activeTransfers == 1)
+        // The transfer's socket must not leak into a spawned notify command.
+        let sockets = (0..<Int32(4096)).filter { fd in
+            var peer = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let found = withUnsafeMutablePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) == 0 }
+            }
+            return found && peer.sin_family == sa_family_t(AF_INET) && Int(UInt16(bigEndian: peer.sin_port)) == port
+        }
+        #expect(sockets.count == 1)
+        #expect(sockets.allSatisfy { fcntl($0, F_GETFD) & FD_CLOEXEC != 0 })
+        client = nil
+        var ticked = false
+        loop.schedule(after: .milliseconds(50)) { ticked = true }
+        #expect(loop.run(until: { ticked }))
+        #expect(!called)
+    }
+
+    @Test func cancelledTransferNeverCompletes() throws {
+        write(Self.randomBytes(1000), "a")
+        let (server, port) = try TestServers.pythonHTTPServer(root: folder.path)
+        defer { server.kill() }
+        let client = try HTTPClient(loop: loop)
+        var called = false
+        let transfer = client.get(.init(url: "http://127.0.0.1:\(port)/a", maximumBytes: 1 << 20)) { _ in called = true }
+        transfer?.cancel()
+        #expect(client.activeTransfers == 0)
+        var second: Result<[UInt8], HTTPClient.Failure>?
+        client.get(.init(url: "http://127.0.0.1:\(port)/a", maximumBytes: 1 << 20)) { second = $0 }
+        #expect(loop.run(until: { second != nil }))
+        #expect(!called)
+    }
+}
+
+/// A CA made with the openssl CLI for one test, and a server certificate for 127.0.0.1 signed by it.
+struct ThrowAwayCA {
+    let directory: String
+    var caFile: String { directory + "/ca.pem" }
+    var certificate: String { directory + "/server.pem" }
+    var key: String { directory + "/server.key" }
+
+    init(in parent: String) throws {
+        directory = parent + "/tls"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let steps = [
+            "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem"
+                + " -days 2 -subj /CN=enbeacon-test-ca",
+            "openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout server.key -out server.csr"
+                + " -subj /CN=127.0.0.1",
+            "printf 'subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n' > server.ext",
+            "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2"
+                + " -extfile server.ext",
+        ]
+        for step in steps where try shell(step, in: directory) != 0 {
+            throw TestFailure("openssl failed: \(step)")
+        }
+    }
+
+    /// `openssl s_server -WWW` serving `root` (an independent HTTPS implementation), and its port.
+    func startOpenSSLServer(root: String) throws -> (ServerProcess, Int) {
+        // s_server needs a fixed port: take a free one, retrying if another process grabbed it meanwhile.
+        for _ in 0..<5 {
+            let port = TestServers.closedPort()
+            let server = try ServerProcess(["openssl", "s_server", "-WWW", "-accept", "127.0.0.1:\(port)",
+                                            "-cert", certificate, "-key", key, "-quiet", "-naccept", "1000"],
+                                           directory: root, stderrPath: directory + "/s_server.err")
+            if waitForListener(port: port, timeout: .seconds(10)) { return (server, port) }
+            server.kill()
+        }
+        throw TestFailure("openssl s_server did not start")
+    }
+
+    private func waitForListener(port: Int, timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(fd)
+            if connected { return true }
+            var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)
+            nanosleep(&pause, nil)
+        }
+        return false
+    }
+}
+
+/// libcurl is mapped only while downloads are under way.
+@Suite struct HTTPClientLibraryLifetimeTests {
+    @Test func libcurlIsLoadedForATransferAndUnloadedWhenIdle() throws {
+        let loop = VirtualLoop()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("enbeacon-curl-\(UUID().uuidString)")
+        try Data("index line\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let client = try HTTPClient(loop: loop, idleUnload: .seconds(30))
+        #expect(!client.isLibraryLoaded)
+        var body: [UInt8]?
+        client.get(HTTPClient.Request(url: "file://" + file.path, maximumBytes: 1024)) { result in
+            body = try? result.get()
+        }
+        #expect(client.isLibraryLoaded)
+        loop.run(for: .seconds(1))
+        #expect(body.map { String(decoding: $0, as: UTF8.self) } == "index line\n")
+        #expect(client.isLibraryLoaded, "kept for the next file of the same sync")
+        loop.run(for: .seconds(30))
+        #expect(!client.isLibraryLoaded, "released 30 s after the last transfer")
+    }
+}

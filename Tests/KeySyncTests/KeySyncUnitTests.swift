@@ -1,0 +1,129 @@
+@testable import KeySync
+import ENCore
+import Testing
+import TestSupport
+import Agent
+
+/// The pure parts of key sync: listings, the cursor, retries, server URLs.
+@Suite struct KeySyncUnitTests {
+    @Test func indexLinesAreTrimmedAndNothingElseIsAssumed() {
+        let body = Array("v1/1600000000-1600086400-00001.zip\r\n\n  exports/b  \nno-suffix\n".utf8)
+        #expect(KeyServerListing.indexLines(body) == ["v1/1600000000-1600086400-00001.zip", "exports/b", "no-suffix"])
+        #expect(KeyServerListing.indexLines([]) == [])
+    }
+
+    @Test func cursorTakesOnlyLinesAfterTheLastProcessed() {
+        var cursor = SyncCursor(server: "s")
+        let lines = ["a", "b", "c"]
+        #expect(cursor.pendingLines(in: lines) == (["a", "b", "c"], false))
+        cursor.commit(["a", "b"], indexed: true, listed: lines)
+        #expect(cursor.lastLine == "b")
+        #expect(cursor.pendingLines(in: lines + ["d"]) == (["c", "d"], false))
+        #expect(cursor.pendingLines(in: lines) == (["c"], false))
+        cursor.commit(["c"], indexed: true, listed: lines)
+        #expect(cursor.pendingLines(in: lines) == ([], false))
+        // The server aged "c" out and started afresh: take everything, and say so.
+        #expect(cursor.pendingLines(in: ["x", "y"]) == (["x", "y"], true))
+    }
+
+    @Test func cursorRemembersDaysWhileListed() {
+        var cursor = SyncCursor(server: "s")
+        cursor.commit(["2026-11-01", "2026-11-02"], indexed: false, listed: ["2026-11-01", "2026-11-02"])
+        #expect(cursor.pendingDays(in: ["2026-11-01", "2026-11-02", "2026-11-03"]) == ["2026-11-03"])
+        cursor.commit(["2026-11-03"], indexed: false, listed: ["2026-11-02", "2026-11-03"])
+        #expect(cursor.processedDays == ["2026-11-02", "2026-11-03"])
+    }
+
+    @Test func cursorFileRoundTripsAndBelongsToOneServer() throws {
+        let folder = TemporaryDirectory()
+        var cursor = SyncCursor(server: "index https://k/index.txt https://k/")
+        cursor.lastLine = "v1/with space.zip"
+        cursor.processedDays = ["2026-11-02"]
+        cursor.lastSuccess = 1_700_000_000
+        try cursor.save(dataDirectory: folder.path)
+        #expect(SyncCursor.load(dataDirectory: folder.path, server: cursor.server) == cursor)
+        #expect(SyncCursor.load(dataDirectory: folder.path, server: "cwa https://other DE") == SyncCursor(server: "cwa https://other DE"))
+        #expect(SyncCursor(text: "garbage\n") == nil)
+    }
+
+    @Test func dayListsAreStrict() throws {
+        #expect(try KeyServerListing.days(Array("[\"2026-11-02\",\"2026-11-01\"]".utf8)) == ["2026-11-01", "2026-11-02"])
+        for bad in ["{}", "[\"2026-02-30\"]", "[\"../../etc\"]", "[1]", "not json"] {
+            #expect(throws: KeyServerListing.ListingError.self) { try KeyServerListing.days(Array(bad.utf8)) }
+        }
+    }
+
+    @Test func serverURLs() {
+        let google = KeyServer.indexed(indexURL: "https://k.example/v1/index.txt", baseURL: "https://k.example/")
+        #expect(google.listingURL == "https://k.example/v1/index.txt")
+        #expect(google.exportURL(for: "v1/1-2-00001.zip") == "https://k.example/v1/1-2-00001.zip")
+        let cwa = KeyServer.cwa(baseURL: "https://svc90.example/", country: "DE")
+        #expect(cwa.listingURL == "https://svc90.example/version/v1/diagnosis-keys/country/DE/date")
+        #expect(cwa.exportURL(for: "2026-11-02") == "https://svc90.example/version/v1/diagnosis-keys/country/DE/date/2026-11-02")
+        #expect(KeyServer.folder(of: "https://k.example/v1/index.txt") == "https://k.example/v1/")
+    }
+
+    @Test func settingsResolveEachStyle() throws {
+        let folder = TemporaryDirectory()
+        let pem = folder.path + "/key.pem"
+        try SigningKey.generateP256().publicKeyPEM.write(toFile: pem, atomically: false, encoding: .utf8)
+        func settings(_ lines: String) throws -> KeySyncSettings {
+            try KeySyncSettings(configuration: Configuration(parsing: "keyserver.public_key = \(pem)\n" + lines))
+        }
+        let google = try settings("keyserver.index_url = https://k/v1/index.txt\nkeyserver.key_id = 310")
+        #expect(google.server == .indexed(indexURL: "https://k/v1/index.txt", baseURL: "https://k/v1/"))
+        #expect(google.keyring.keyIDs == [VerificationKeyID(id: "310", version: "v1")])
+        let based = try settings("keyserver.index_url = https://k/v1/index.txt\nkeyserver.base_url = https://cdn/\nkeyserver.key_id = 1")
+        #expect(based.server == .indexed(indexURL: "https://k/v1/index.txt", baseURL: "https://cdn/"))
+        let cwa = try settings("keyserver.style = cwa\nkeyserver.base_url = https://svc90/")
+        #expect(cwa.server == .cwa(baseURL: "https://svc90/", country: "DE"))
+        #expect(cwa.keyring.keyIDs == [VerificationKeyID(id: "262", version: "v1")])
+        let local = try settings("keyserver.style = folder\nkeyserver.base_url = file:///srv/keys\nkeyserver.key_id = 1")
+        #expect(local.server == .indexed(indexURL: "file:///srv/keys/index.txt", baseURL: "file:///srv/keys/"))
+        #expect {
+            try settings("keyserver.style = folder\nkeyserver.base_url = https://x/\nkeyserver.key_id = 1")
+        } throws: { "\($0)".contains("file://") }
+        #expect(try settings("sync.interval_hours = 2").server == nil)
+        #expect(try settings("sync.interval_hours = 2").interval == .seconds(7200))
+    }
+
+    @Test func riskConfigFileGivesV1AndOptionallyV2() throws {
+        let folder = TemporaryDirectory()
+        let path = folder.path + "/risk.json"
+        try """
+            {"minimumRiskScore":0, "attenuationDurationThresholds":[40,60],
+             "attenuationLevelValues":[1,1,1,1,1,1,1,1], "daysSinceLastExposureLevelValues":[1,1,1,1,1,1,1,1],
+             "durationLevelValues":[1,1,1,1,1,1,1,1], "transmissionRiskLevelValues":[1,1,1,1,1,1,1,1]}
+            """.write(toFile: path, atomically: false, encoding: .utf8)
+        let settings = try KeySyncSettings(configuration: Configuration(parsing: "risk.config = \(path)"))
+        #expect(settings.riskV1.attenuationDurationThresholds == [40, 60])
+        #expect(settings.riskV2 == RiskDefaults.v2)
+        try "{\"minimumRiskScore\":0}".write(toFile: path, atomically: false, encoding: .utf8)
+        #expect {
+            try KeySyncSettings(configuration: Configuration(parsing: "risk.config = \(path)"))
+        } throws: { "\($0)".hasPrefix("risk.config: \(path): ") }
+    }
+
+    @Test func retriesBackOffExponentiallyWithinACap() {
+        let policy = RetryPolicy(attempts: 6, firstDelay: .seconds(10), maximumDelay: .seconds(60))
+        #expect(policy.delay(afterAttempt: 1, jitter: 1) == .seconds(10))
+        #expect(policy.delay(afterAttempt: 2, jitter: 1) == .seconds(20))
+        #expect(policy.delay(afterAttempt: 3, jitter: 1) == .seconds(40))
+        #expect(policy.delay(afterAttempt: 4, jitter: 1) == .seconds(60))
+        #expect(policy.delay(afterAttempt: 60, jitter: 1) == .seconds(60))
+        #expect(policy.delay(afterAttempt: 1, jitter: 0.5) == .seconds(5))
+        #expect(policy.delay(afterAttempt: 1, jitter: 9) == .seconds(15))
+    }
+
+    @Test func failuresAreRetriedSkippedOrStopTheRun() {
+        let verdict = RetryPolicy.verdict
+        #expect(verdict(.transport("reset"), false) == .retry)
+        #expect(verdict(.httpStatus(503), false) == .retry)
+        #expect(verdict(.httpStatus(429), true) == .retry)
+        #expect(verdict(.httpStatus(404), false) == .skipFile)
+        #expect(verdict(.httpStatus(404), true) == .stopRun)
+        #expect(verdict(.httpStatus(403), false) == .stopRun)
+        #expect(verdict(.tooLarge(limit: 1), false) == .skipFile)
+        #expect(verdict(.tooLarge(limit: 1), true) == .stopRun)
+    }
+}
