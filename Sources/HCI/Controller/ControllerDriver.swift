@@ -34,25 +34,18 @@ public final class ControllerDriver {
     private let settings: DriverSettings
     private let log: Logger
     private var transport: (any HCITransport)?
-    /// Bumped whenever the controller's state is thrown away (re-initialisation, new link): command
-    /// callbacks from before compare it and stand down.
-    private var epoch = 0
     /// Bumped per link: callbacks of a transport that has since been replaced compare it.
     private var linkGeneration = 0
-    private var credits = 1
-    private var queue: [PendingCommand] = []
-    private var inFlight: PendingCommand?
-    private var inFlightTimer: TimerHandle?
+    private let commands: CommandQueue
     private var consecutiveTimeouts = 0
     private var reconnectDelay: Duration
     private var reconnectTimer: TimerHandle?
     private var stepInFlight = false
-    private var creditTimer: TimerHandle?
-
-    private struct PendingCommand {
-        let packet: HCICommandPacket
-        let completion: (CommandComplete?) -> Void
-    }
+    /// Essential commands refused since the goal was last reached: re-initialising in between does not
+    /// clear it, or a controller refusing the same step every time would be reset in a tight loop.
+    private var rejectionsInARow = 0
+    /// Hardware Errors since the goal was last reached; the third goes to the reconnect ladder.
+    private var hardwareErrorsSinceGoal = 0
 
     public init(loop: any EventLoop, settings: DriverSettings = DriverSettings(), log: Logger,
                 makeTransport: @escaping () -> any HCITransport) {
@@ -61,6 +54,15 @@ public final class ControllerDriver {
         self.log = log
         self.makeTransport = makeTransport
         reconnectDelay = settings.reconnectInitialDelay
+        commands = CommandQueue(loop: loop, timeout: settings.commandTimeout)
+        commands.transmit = { [unowned self] packet in
+            counters.commandsSent += 1
+            transport?.send(.command(packet.encoded()))
+        }
+        commands.onTimeout = { [unowned self] opcode in commandTimedOut(opcode) }
+        commands.onCreditAssumed = { [log, timeout = settings.commandTimeout] in
+            log.warn("controller granted no command credit for \(timeout): assuming one")
+        }
     }
 
     public func start() {
@@ -101,7 +103,6 @@ public final class ControllerDriver {
     }
 
     private func dropLink() {
-        epoch += 1
         linkGeneration += 1
         transport?.stop()
         transport = nil
@@ -125,33 +126,39 @@ public final class ControllerDriver {
     private func initialize(reason: String?) {
         if let reason { log.warn("re-initialising the controller: \(reason)") }
         abandonCommands()
-        epoch += 1
         phase = .initializing
         state = RadioState()
-        credits = 1  // after a reset the host may send exactly one command
-        let myEpoch = epoch
         let mask: EventMask = [.hardwareError, .dataBufferOverflow, .leMeta]
         let leMask: LEEventMask = [.advertisingReport, .extendedAdvertisingReport]
-        // Essential steps must succeed; the reads only inform.
-        send(ResetCommand(), essential: true) { [self] _ in
-        send(ReadLocalVersionInformationCommand()) { [self] r in info.version = r
-        send(ReadBDAddrCommand()) { [self] r in info.publicAddress = r?.address
-        send(SetEventMaskCommand(mask: mask), essential: true) { [self] _ in
-        send(LESetEventMaskCommand(mask: leMask), essential: true) { [self] _ in
-        send(LEReadBufferSizeCommand()) { [self] r in info.leBufferSize = r
-        send(LEReadLocalSupportedFeaturesCommand()) { [self] r in info.features = r?.features
-        send(LEReadAdvertisingPhysicalChannelTxPowerCommand()) { [self] r in info.advertisingTxPower = r?.txPower
-        // Some controllers (Bumble's among them) keep advertising across HCI_Reset: make sure nothing is on.
-        send(LESetAdvertisingEnableCommand(isEnabled: false)) { [self] _ in
-        send(LESetScanEnableCommand(isEnabled: false)) { [self] _ in
-            guard epoch == myEpoch else { return }
+        // One command after another; essential ones must succeed (a refusal starts recovery and the rest is
+        // dropped with the queue), the reads only inform.
+        let steps: [(@escaping () -> Void) -> Void] = [
+            { next in self.send(ResetCommand(), essential: true) { _ in next() } },
+            { next in self.send(ReadLocalVersionInformationCommand()) { self.info.version = $0; next() } },
+            { next in self.send(ReadBDAddrCommand()) { self.info.publicAddress = $0?.address; next() } },
+            { next in self.send(SetEventMaskCommand(mask: mask), essential: true) { _ in next() } },
+            { next in self.send(LESetEventMaskCommand(mask: leMask), essential: true) { _ in next() } },
+            { next in self.send(LEReadBufferSizeCommand()) { self.info.leBufferSize = $0; next() } },
+            { next in self.send(LEReadLocalSupportedFeaturesCommand()) { self.info.features = $0?.features; next() } },
+            { next in self.send(LEReadAdvertisingPhysicalChannelTxPowerCommand()) { self.info.advertisingTxPower = $0?.txPower; next() } },
+            // Some controllers (Bumble's among them) keep advertising across HCI_Reset: make sure nothing is on.
+            { next in self.send(LESetAdvertisingEnableCommand(isEnabled: false)) { _ in next() } },
+            { next in self.send(LESetScanEnableCommand(isEnabled: false)) { _ in next() } },
+        ]
+        run(steps[...]) { [self] in
             counters.initializations += 1
             phase = .ready
             log.info("controller ready: address \(info.publicAddress.map { "\($0)" } ?? "unknown"), "
                      + "advertising TX power \(info.advertisingTxPower.map { "\($0) dBm" } ?? "unknown")")
             onReady()
             reconcile()
-        }}}}}}}}}}
+        }
+    }
+
+    /// Runs `steps` in order, each starting when the one before calls its continuation, then `done`.
+    private func run(_ steps: ArraySlice<(@escaping () -> Void) -> Void>, then done: @escaping () -> Void) {
+        guard let first = steps.first else { return done() }
+        first { [unowned self] in run(steps.dropFirst(), then: done) }
     }
 
     // MARK: radio state
@@ -168,13 +175,11 @@ public final class ControllerDriver {
             return
         }
         stepInFlight = true
-        let myEpoch = epoch
-        let done: (StatusReturn?) -> Void = { [weak self] result in
-            guard let self, self.epoch == myEpoch else { return }
-            self.stepInFlight = false
-            guard result != nil else { return }  // rejected: send() already started recovery
-            self.state = step.applied(to: self.state)
-            self.reconcile()
+        // A refused step never gets here: send() started recovery, which dropped the queue.
+        let done: (StatusReturn?) -> Void = { [unowned self] _ in
+            stepInFlight = false
+            state = step.applied(to: state)
+            reconcile()
         }
         switch step {
         case .disableScanning: send(LESetScanEnableCommand(isEnabled: false), essential: true, then: done)
@@ -204,43 +209,43 @@ public final class ControllerDriver {
     /// controller state away: the host's model no longer matches the controller's, so it starts over.
     private func send<C: HCICommand>(_ command: C, essential: Bool = false,
                                      then: @escaping (C.ReturnParameters?) -> Void) {
-        let myEpoch = epoch
-        let pending = PendingCommand(packet: command.packet) { [weak self] complete in
-            guard let self, self.epoch == myEpoch else { return }
-            var result: C.ReturnParameters?
-            if let complete, let status = complete.status, !status.isSuccess {
-                // Check the status first: a refusal may carry only the status byte.
-                self.counters.commandsRejected += 1
-                self.log.warn("controller rejected \(C.opcode): \(status)")
-            } else if let complete {
-                do {
-                    let r = try complete.returnParameters(for: C.self)
-                    if r.status.isSuccess { result = r } else {
-                        self.counters.commandsRejected += 1
-                        self.log.warn("controller rejected \(C.opcode): \(r.status)")
-                    }
-                } catch {
-                    self.counters.malformedEvents += 1
-                    self.log.warn("undecodable answer to \(C.opcode): \(error)")
-                }
-            } else {
-                self.counters.commandsRejected += 1
-            }
+        commands.enqueue(command.packet) { [unowned self] complete in
+            consecutiveTimeouts = 0
+            let result = decode(complete, for: C.self)
             if result == nil && essential {
-                self.recoverFromRejection(C.opcode)
+                recoverFromRejection(C.opcode)
                 return
             }
             then(result)
         }
-        queue.append(pending)
-        pump()
     }
 
-    /// Essential commands refused since the goal was last reached: re-initialising in between does not
-    /// clear it, or a controller refusing the same step every time would be reset in a tight loop.
-    private var rejectionsInARow = 0
-    /// Hardware Errors since the goal was last reached; the third goes to the reconnect ladder.
-    private var hardwareErrorsSinceGoal = 0
+    /// The return parameters of an answer, nil (counted and logged) for a refusal or an undecodable answer.
+    private func decode<C: HCICommand>(_ complete: CommandComplete?, for: C.Type) -> C.ReturnParameters? {
+        guard let complete else {
+            counters.commandsRejected += 1
+            return nil
+        }
+        // Check the status first: a refusal may carry only the status byte.
+        if let status = complete.status, !status.isSuccess {
+            counters.commandsRejected += 1
+            log.warn("controller rejected \(C.opcode): \(status)")
+            return nil
+        }
+        do {
+            let r = try complete.returnParameters(for: C.self)
+            guard r.status.isSuccess else {
+                counters.commandsRejected += 1
+                log.warn("controller rejected \(C.opcode): \(r.status)")
+                return nil
+            }
+            return r
+        } catch {
+            counters.malformedEvents += 1
+            log.warn("undecodable answer to \(C.opcode): \(error)")
+            return nil
+        }
+    }
 
     private func recoverFromRejection(_ opcode: Opcode) {
         rejectionsInARow += 1
@@ -253,54 +258,8 @@ public final class ControllerDriver {
         }
     }
 
-    private func pump() {
-        guard inFlight == nil, !queue.isEmpty, let transport else { return }
-        guard credits > 0 else {
-            // A controller that said "no more commands" (Num_HCI_Command_Packets = 0) and never sent the
-            // event that lifts it would stall the host for good; after a timeout, assume one credit.
-            if creditTimer == nil {
-                let myEpoch = epoch
-                creditTimer = loop.schedule(after: settings.commandTimeout) { [weak self] in
-                    guard let self, self.epoch == myEpoch else { return }
-                    self.creditTimer = nil
-                    self.log.warn("controller granted no command credit for \(self.settings.commandTimeout): assuming one")
-                    self.credits = 1
-                    self.pump()
-                }
-            }
-            return
-        }
-        if let creditTimer { loop.cancel(creditTimer) }
-        creditTimer = nil
-        let next = queue.removeFirst()
-        inFlight = next
-        credits -= 1
-        counters.commandsSent += 1
-        transport.send(.command(next.packet.encoded()))
-        let myEpoch = epoch
-        inFlightTimer = loop.schedule(after: settings.commandTimeout) { [weak self] in
-            guard let self, self.epoch == myEpoch else { return }
-            self.commandTimedOut(next.packet.opcode)
-        }
-    }
-
-    private func complete(_ answer: CommandComplete?) {
-        guard let pending = inFlight else { return }
-        inFlight = nil
-        if let inFlightTimer { loop.cancel(inFlightTimer) }
-        inFlightTimer = nil
-        consecutiveTimeouts = 0
-        pending.completion(answer)
-        pump()
-    }
-
     private func abandonCommands() {
-        queue.removeAll()
-        inFlight = nil
-        if let inFlightTimer { loop.cancel(inFlightTimer) }
-        inFlightTimer = nil
-        if let creditTimer { loop.cancel(creditTimer) }
-        creditTimer = nil
+        commands.reset()
         stepInFlight = false
     }
 
@@ -333,22 +292,11 @@ public final class ControllerDriver {
         }
         switch event {
         case .commandComplete(let cc):
-            credits = Int(cc.numCommandPackets)
-            if let pending = inFlight, pending.packet.opcode == cc.opcode {
-                complete(cc)
-            } else {
-                pump()
-            }
+            commands.received(cc)
         case .commandStatus(let cs):
-            credits = Int(cs.numCommandPackets)
-            // None of the driver's commands answers with Command Status on success: a status event for the
-            // command in flight is a refusal (e.g. an unknown opcode on some controllers).
-            if let pending = inFlight, pending.packet.opcode == cs.opcode {
-                log.warn("controller answered \(cs.opcode) with status \(cs.status)")
-                complete(nil)
-            } else {
-                pump()
-            }
+            // A status event for the command in flight is a refusal (e.g. an unknown opcode on some controllers).
+            if commands.inFlightOpcode == cs.opcode { log.warn("controller answered \(cs.opcode) with status \(cs.status)") }
+            commands.received(cs)
         case .hardwareError(let code):
             counters.hardwareErrors += 1
             hardwareErrorsSinceGoal += 1
