@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "AgentTests", dependencies: ["TestSupport", "Agent", "Simulation"]),
         .testTarget(name: "KeySyncTests", dependencies: ["TestSupport", "KeySync", "Console", "Simulation"]),
         .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "Console", "Simulation"]),
-        .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "Simulation"]),
+        .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "Simulation", "Console"]),
         // Runs the built executable: exit codes, stdout and stderr exactly as scripts see them.
         .testTarget(name: "enbeaconTests", dependencies: ["enbeacon"]),
     ],

@@ -38,6 +38,8 @@ public final class Agent {
     public let scanner: ScanScheduler
     public let store: SightingStore
     public let sightings: SightingRecorder
+    /// Writes sightings every flush interval and deletes what is older than 14 days, as the clock permits.
+    let housekeeping: Housekeeping
     /// Exposures found so far (`DATA/exposures`).
     public let exposures: ExposureLog
     /// Logs and runs `notify.command` for exposures at or above `risk.threshold`.
@@ -59,6 +61,7 @@ public final class Agent {
 
     public init(loop: any EventLoop, settings: Settings = Settings(), log: Logger,
                 randomness: Randomness = .system, dataDirectory: String,
+                fileSystem: any FileSystem = PosixFileSystem(),
                 clockProbe: any ClockSyncProbe = SystemClockSyncProbe(),
                 makeTransport: @escaping () -> any HCITransport) throws(AgentError) {
         self.loop = loop
@@ -71,21 +74,29 @@ public final class Agent {
         }
         do { try AtomicFile.makeDirectory(dataDirectory) } catch { throw .dataDirectory(error) }
         do { lock = try DataDirectoryLock(directory: dataDirectory) } catch { throw .locked(error) }
-        do { store = try SightingStore(dataDirectory: dataDirectory, settings: settings.store) } catch {
+        do {
+            store = try SightingStore(dataDirectory: dataDirectory, settings: settings.store, fileSystem: fileSystem)
+        } catch {
             throw .dataDirectory(error)
         }
         if !store.recovery.isClean { log.warn("sighting store recovered: \(store.recovery)") }
+        // A write cut short (a power cut, a full card) leaves its temporary file behind; nothing reads them.
+        for leftover in AtomicFile.removeTemporaries(in: dataDirectory) { log.info("removed \(leftover), left by an interrupted write") }
         do { schedule = try KeySchedule() } catch { throw .crypto(error) }
         clock = Clock(loop: loop, policy: settings.clockPolicy, probe: clockProbe, log: log)
         driver = ControllerDriver(loop: loop, settings: settings.driver, log: log, makeTransport: makeTransport)
         radio = GAENRadio(driver: driver)
         advertiser = Advertiser(loop: loop, clock: clock, radio: radio, schedule: schedule, settings: settings.advertiser,
                                 generator: randomness.generator(for: "advertiser"),
-                                keyFile: KeyFile(directory: dataDirectory), log: log)
+                                keyFile: KeyFile(directory: dataDirectory, fileSystem: fileSystem), log: log)
         scanner = ScanScheduler(loop: loop, radio: radio, settings: settings.scanner,
                                 generator: randomness.generator(for: "scanner"))
-        sightings = SightingRecorder(loop: loop, clock: clock, store: store, flushInterval: settings.flushInterval, log: log)
+        clock.maximumJump = .seconds(60 * settings.configuration.integer(.clockMaximumJumpMinutes))
+        sightings = SightingRecorder(store: store, limits: SightingRecorder.Limits(configuration: settings.configuration),
+                                     log: log)
         exposures = ExposureLog(dataDirectory: dataDirectory, log: log)
+        housekeeping = Housekeeping(loop: loop, clock: clock, sightings: sightings, store: store, exposures: exposures,
+                                    advertiser: advertiser, interval: settings.flushInterval, log: log)
         notifier = ExposureNotifier(loop: loop, settings: ExposureNotifier.Settings(configuration: settings.configuration),
                                     log: log)
 
@@ -114,7 +125,7 @@ public final class Agent {
     public func start() {
         clock.start()
         driver.start()
-        sightings.start()
+        housekeeping.start()
         // Key download needs the date (embargo, 14-day window), not the radio.
         if clock.isTrusted { keyDownload?.start() }
     }
@@ -125,21 +136,12 @@ public final class Agent {
         advertiser.stop()
         scanner.stop()
         driver.stop()
-        sightings.stop()
+        housekeeping.stop()
         lock.release()
     }
 
-    /// Writes batched sightings now, and removes exposures older than 14 days (trusted clock only).
-    public func flush() {
-        sightings.flush()
-        guard clock.isTrusted else { return }
-        do {
-            let removed = try exposures.prune(today: UTCDay(unixSeconds: clock.unixSeconds))
-            if removed > 0 { log.info("exposures: removed \(removed) older than 14 days") }
-        } catch {
-            log.error("cannot remove old exposures: \(error)")
-        }
-    }
+    /// Writes batched sightings now, and deletes what is older than 14 days if the clock permits.
+    public func flush() { housekeeping.run() }
 
     /// Deletes every TEK, sighting and exposure (the console's `wipe`, after consent).
     public func wipe() throws(SystemError) {
@@ -211,6 +213,9 @@ public final class Agent {
     private func apply(_ candidate: Configuration, keySync: KeySyncSettings, reconfigureKeyDownload: Bool) {
         configuration = candidate
         keySyncSettings = keySync
+        clock.maximumJump = .seconds(60 * candidate.integer(.clockMaximumJumpMinutes))
+        let limits = SightingRecorder.Limits(configuration: candidate)
+        if limits != sightings.limits { sightings.limits = limits }
         notifier.settings = ExposureNotifier.Settings(configuration: candidate)
         // A lower threshold covers exposures already recorded: notify them now, not at the next new one.
         notifier.notifyPending(in: exposures)

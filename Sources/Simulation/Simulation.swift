@@ -34,12 +34,13 @@ public final class Simulation {
         let controller = radio.addController(
             VirtualControllerConfiguration(publicAddress: BDAddress(rawValue: 0x00_1B_DC_00_00_00 + index)), at: position)
         let directory = dataRoot + "/" + name
+        let disk = SimulatedDisk()
         let agent = try Agent(loop: loop, settings: settings, log: log, randomness: .seeded(seed &+ index &* 7919),
-                              dataDirectory: directory, clockProbe: clockProbe,
+                              dataDirectory: directory, fileSystem: disk, clockProbe: clockProbe,
                               makeTransport: { controller.makeHostTransport() })
         let keySync = KeySync(agent: agent, http: try HTTPClient(loop: loop), randomness: .seeded(seed &+ index &* 7919))
         agent.attach(keyDownload: keySync)
-        let badge = SimulatedBadge(name: name, agent: agent, keySync: keySync, controller: controller,
+        let badge = SimulatedBadge(name: name, agent: agent, keySync: keySync, controller: controller, disk: disk,
                                    dataDirectory: directory)
         badges.append(badge)
         agent.start()
@@ -76,12 +77,16 @@ public final class SimulatedBadge {
     /// Its key download: a `file://` folder in the demo, a local server in tests.
     public let keySync: KeySync
     public let controller: VirtualController
+    /// Its SD card: `disk.isFull = true` and every write fails as on a full card.
+    public let disk: SimulatedDisk
     public let dataDirectory: String
 
-    init(name: String, agent: Agent, keySync: KeySync, controller: VirtualController, dataDirectory: String) {
+    init(name: String, agent: Agent, keySync: KeySync, controller: VirtualController, disk: SimulatedDisk,
+         dataDirectory: String) {
         self.name = name
         self.agent = agent
         self.keySync = keySync
+        self.disk = disk
         self.controller = controller
         self.dataDirectory = dataDirectory
     }

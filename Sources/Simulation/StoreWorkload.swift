@@ -50,10 +50,11 @@ public enum StoreWorkload {
             rmdir(directory)
             throw error
         }
-        // The segments, the sightings folder and the scratch directory go; nothing else is touched.
+        // The segments, the sightings folder and the scratch directory go, without a sync the figures would count.
         defer {
-            try? store.removeAll()
-            rmdir(directory + "/" + SightingStore.folderName)
+            let folder = directory + "/" + SightingStore.folderName
+            for name in (try? fileSystem.fileNames(in: folder)) ?? [] { try? fileSystem.removeFile(folder + "/" + name) }
+            rmdir(folder)
             rmdir(directory)
         }
         let clock = ContinuousClock()

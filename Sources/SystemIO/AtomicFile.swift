@@ -5,8 +5,10 @@ import Glibc
 /// Small state written so that a power cut leaves either the old or the new file, never a mix:
 /// write a temporary file, fsync it, rename it over the old one, fsync the directory.
 public enum AtomicFile {
+    public static let temporarySuffix = ".tmp"
+
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(SystemError) {
-        let temporary = path + ".tmp"
+        let temporary = path + temporarySuffix
         let fd = try Posix.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode: mode)
         do throws(SystemError) {
             // The mode argument is filtered by the umask; keys must be 0600 whatever the umask is.
@@ -15,10 +17,16 @@ public enum AtomicFile {
             guard fsync(fd) == 0 else { throw .last("fsync", temporary) }
         } catch {
             close(fd)
+            // A full card leaves a half-written copy of a key file otherwise.
+            unlink(temporary)
             throw error
         }
         close(fd)
-        guard rename(temporary, path) == 0 else { throw .last("rename", path) }
+        guard rename(temporary, path) == 0 else {
+            let error = SystemError.last("rename", path)
+            unlink(temporary)
+            throw error
+        }
         // Without this the rename may not survive a power cut, and the old contents come back.
         try Posix.synchronizeDirectory(Posix.parent(of: path))
     }
@@ -40,5 +48,22 @@ public enum AtomicFile {
         }
         // mkdir's mode is filtered by the umask too; the data directory must be 0700 whatever it is.
         guard chmod(path, mode) == 0 else { throw .last("chmod", path) }
+    }
+
+    /// Removes the temporary files an interrupted `write` left in `directory` (a power cut between the
+    /// write and the rename); returns their names.
+    @discardableResult
+    public static func removeTemporaries(in directory: String) -> [String] {
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var removed: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasSuffix(temporarySuffix), name.count > temporarySuffix.count else { continue }
+            if unlink(directory + "/" + name) == 0 { removed.append(name) }
+        }
+        return removed
     }
 }

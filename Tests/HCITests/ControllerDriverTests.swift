@@ -130,7 +130,7 @@ final class DriverHarness {
     @discardableResult
     func rotate() -> AdvertisingPayload {
         let payload = freshPayload()
-        gaen.broadcast(payload, using: &generator)
+        gaen.broadcast(payload, address: .nonResolvablePrivate(using: &generator))
         return payload
     }
 
@@ -374,26 +374,23 @@ struct ControllerDriverTests {
         #expect(h.gaen.otherReports == 0)
     }
 
-    @Test("the same payload broadcast again keeps its address, even after a stop: one RPI never links two addresses")
-    func samePayloadKeepsAddress() throws {
+    @Test("on air only once the controller acknowledged it: asked for is not confirmed, a stop is not on air")
+    func onAirIsWhatTheControllerConfirmed() throws {
         let h = DriverHarness()
+        #expect(!h.gaen.isOnAir)
         h.startAndWaitUntilReady()
-        let payload = h.freshPayload()
-        h.gaen.broadcast(payload, using: &h.generator)
-        let address = try #require(h.gaen.broadcastAddress)
-        #expect(h.run(until: { h.controllerMatchesGoal }, within: .seconds(1)) != nil)
-        h.gaen.broadcast(payload, using: &h.generator)
-        #expect(h.gaen.broadcastAddress == address)
-        h.gaen.stopBroadcasting()
-        h.loop.run(for: .seconds(1))
-        h.gaen.broadcast(payload, using: &h.generator)
-        #expect(h.gaen.broadcastAddress == address)
-        #expect(h.run(until: { h.controllerMatchesGoal }, within: .seconds(1)) != nil)
-        // A new payload gets a new address.
         h.rotate()
-        #expect(h.gaen.broadcastAddress != address)
-        #expect(h.run(until: { h.controllerMatchesGoal }, within: .seconds(1)) != nil)
-        h.expectNoLinkableBroadcasts()
+        #expect(!h.gaen.isOnAir, "asked for, not yet acknowledged")
+        #expect(h.run(until: { h.gaen.isOnAir }, within: .seconds(1)) != nil)
+        #expect(h.controllerMatchesGoal)
+        h.gaen.stopBroadcasting()
+        #expect(!h.gaen.isOnAir)
+        h.rotate()
+        #expect(h.run(until: { h.gaen.isOnAir }, within: .seconds(1)) != nil)
+        // A reset throws the controller's state away: not on air until advertising is acknowledged again.
+        h.driver.resetController()
+        #expect(!h.gaen.isOnAir)
+        #expect(h.run(until: { h.gaen.isOnAir }, within: .seconds(1)) != nil)
         #expect(h.controller.violations.isEmpty)
     }
 

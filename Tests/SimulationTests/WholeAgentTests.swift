@@ -100,16 +100,24 @@ import TestSupport
         }
     }
 
-    @Test func nothingOlderThanFourteenDaysSurvivesAJumpOfFifteenDays() throws {
+    @Test func aJumpOfFifteenDaysDeletesNothingUntilNTPHasAgreedForAnHour() throws {
         let dir = TemporaryDirectory()
         let sim = try Simulation(startUnixSeconds: Simulation.twoHoursBeforeMidnight, seed: 7, dataRoot: dir.path)
         let badge = try sim.addBadge("badge", at: .origin)
         sim.addPhone(at: RadioPosition(x: 1, y: 0))
         sim.run(for: .seconds(2 * 86_400))
         #expect(badge.storedKeys.count == 3)
-        #expect(try badge.agent.store.usage().storedSightings > 500)
+        let before = try badge.agent.store.usage().storedSightings
+        #expect(before > 500)
         sim.loop.jumpWallClock(by: .seconds(15 * 86_400))
         sim.run(for: .seconds(600))  // the jump is noticed within 10 s; scans and flushes follow
+        // Held: the three old keys and every sighting are still there, and the new day has its key.
+        #expect(badge.storedKeys.count == 4)
+        #expect(try badge.agent.store.usage().storedSightings >= before)
+        #expect(badge.agent.clock.deletionHold?.contains("the clock jumped +15 d") == true)
+        // NTP keeps agreeing for an hour: the jump counts as confirmed, and what is now old goes.
+        sim.run(for: .seconds(3_600))
+        #expect(badge.agent.clock.deletionHold == nil)
         let today = ENIntervalNumber(unixSeconds: sim.unixSeconds(at: sim.loop.now))!
         let keys = badge.storedKeys
         #expect(keys.count == 1)

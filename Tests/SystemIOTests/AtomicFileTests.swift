@@ -27,4 +27,18 @@ import TestSupport
         #expect(TemporaryDirectory.mode(of: dir.path + "/open") == 0o700)
         #expect(throws: SystemError.self) { try AtomicFile.makeDirectory("/proc/enbeacon-cannot") }
     }
+
+    @Test func aFailedWriteLeavesNoTemporaryAndLeftoversAreRemovedAtStart() throws {
+        let dir = TemporaryDirectory()
+        // A directory where the file should be: the rename fails, after the temporary was written.
+        try FileManager.default.createDirectory(atPath: dir.path + "/keys", withIntermediateDirectories: false)
+        #expect(throws: SystemError.self) { try AtomicFile.write(Array("k".utf8), to: dir.path + "/keys") }
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/keys.tmp"))
+        // What a power cut between write and rename leaves, and what is not ours to touch.
+        for name in ["exposures.tmp", "keysync.tmp", "notes.txt", ".tmp"] {
+            _ = FileManager.default.createFile(atPath: dir.path + "/" + name, contents: Data("x".utf8))
+        }
+        #expect(AtomicFile.removeTemporaries(in: dir.path).sorted() == ["exposures.tmp", "keysync.tmp"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [".tmp", "keys", "notes.txt"])
+    }
 }

@@ -10,6 +10,12 @@ import EventLoop
 /// or from the operator (`time trust`, for boards with neither; kept until the agent restarts).
 /// A jump (realtime and monotonic progress disagreeing by more than `jumpThreshold`) is reported to
 /// `onJump`: the agent rotates at once and re-evaluates its TEK.
+///
+/// Time never destroys data: what is older than 14 days is deleted only while `permitsDeletion` — the clock
+/// trusted and steady for `steadyPeriod`. A jump larger than `maximumJump` (a bad NTP answer, a typo, an RTC
+/// that reset) could otherwise make two weeks of keys and sightings look expired in one step; it holds all
+/// deletion until someone confirms the time (`time trust`, `time set`) or NTP has kept it synchronised for
+/// `steadyPeriod` since.
 public final class Clock {
     public enum Trust: Equatable, Sendable, CustomStringConvertible {
         case trusted(String)
@@ -26,9 +32,20 @@ public final class Clock {
 
     public static let jumpThreshold: Duration = .seconds(2)
     public static let checkInterval: Duration = .seconds(10)
+    /// How long the clock must run without a jump (and, after a large one, with NTP synchronised) before
+    /// anything is deleted for its age.
+    public static let steadyPeriod: Duration = .seconds(3600)
 
     public private(set) var trust: Trust
     public private(set) var jumps = 0
+    /// Jumps larger than this hold deletion until the time is confirmed (`clock.max_jump_minutes`).
+    public var maximumJump: Duration = .seconds(3600)
+    /// A large jump not yet confirmed: its size, and when it happened (loop time).
+    public private(set) var unconfirmedJump: (size: Duration, at: MonotonicInstant)?
+    /// The last jump of any size (loop time); nil when there was none.
+    private var lastJump: MonotonicInstant?
+    /// Since when NTP has said synchronised without interruption (loop time); nil while it does not.
+    private var synchronisedSince: MonotonicInstant?
     /// Called once when the clock becomes trusted.
     public var onTrusted: () -> Void = {}
     /// Called with the size of each jump (positive: the wall clock moved forward).
@@ -60,6 +77,22 @@ public final class Clock {
     public var unixSeconds: Int64 { loop.unixNanoseconds / 1_000_000_000 }
     public var interval: ENIntervalNumber? { ENIntervalNumber(unixSeconds: unixSeconds) }
 
+    /// Whether data may be deleted for its age now; when not, `deletionHold` says why.
+    public var permitsDeletion: Bool { deletionHold == nil }
+
+    /// Why nothing may be deleted for its age now, in words for `status` and the log; nil when it may.
+    public var deletionHold: String? {
+        guard isTrusted else { return "the clock is not trusted" }
+        if let jump = unconfirmedJump {
+            return "the clock jumped \(Self.words(jump.size)) at \(UTCDateTime(unixSeconds: unixSeconds - (loop.now - jump.at).components.seconds)); "
+                + "confirm the time with time trust (or time set), or wait for NTP to keep it for an hour"
+        }
+        if let lastJump, loop.now - lastJump < Self.steadyPeriod {
+            return "the clock jumped \(Self.words(loop.now - lastJump, signed: false)) ago; waiting for it to stay steady for an hour"
+        }
+        return nil
+    }
+
     public func start() {
         if !isTrusted { log.warn("not advertising or scanning until the clock is trustworthy: \(trust)") }
         scheduleCheck()
@@ -70,8 +103,9 @@ public final class Clock {
         timer = nil
     }
 
-    /// The operator vouches for the current time (`time trust`).
+    /// The operator vouches for the current time (`time trust`): trusted, and a large jump confirmed.
     public func trustByOperator() {
+        confirmJump(by: "the operator")
         becomeTrusted("set or confirmed by the operator")
     }
 
@@ -80,6 +114,8 @@ public final class Clock {
     public func set(unixSeconds: Int64) throws(WallClockError) {
         try loop.setWallClock(unixNanoseconds: unixSeconds * 1_000_000_000)
         check()
+        // The operator typed the time: the jump it made is the one they meant.
+        confirmJump(by: "the operator")
         if isTrusted {
             log.info("clock set by the operator: \(UTCDateTime(unixSeconds: unixSeconds))")
         } else {
@@ -94,13 +130,44 @@ public final class Clock {
         let expected = reference.wall + (now - reference.monotonic).nanosecondsValue
         let offset = wall - expected
         reference = (now, wall)
+        let synchronised = isNTPSynchronised
+        if synchronised { synchronisedSince = synchronisedSince ?? now } else { synchronisedSince = nil }
         if abs(offset) > Self.jumpThreshold.nanosecondsValue {
             jumps += 1
+            lastJump = now
             let jump = Duration.nanoseconds(offset)
-            log.warn("wall clock jumped by \(jump) (now \(UTCDateTime(unixSeconds: wall / 1_000_000_000)))")
+            log.warn("wall clock jumped \(Self.words(jump)) (now \(UTCDateTime(unixSeconds: wall / 1_000_000_000)))")
+            if isTrusted, abs(offset) > maximumJump.nanosecondsValue {
+                unconfirmedJump = (jump, now)
+                // NTP must agree from here on, not from before the jump.
+                synchronisedSince = synchronised ? now : nil
+                log.warn("deleting old keys, sightings and exposures is suspended: the jump is larger than "
+                         + "\(Self.words(maximumJump)); confirm the time with time trust, or wait for NTP to keep it for an hour")
+            }
             onJump(jump)
         }
-        if !isTrusted, isNTPSynchronised { becomeTrusted("NTP-synchronised") }
+        if unconfirmedJump != nil, let since = synchronisedSince, now - since >= Self.steadyPeriod {
+            confirmJump(by: "NTP, synchronised for an hour")
+        }
+        if !isTrusted, synchronised { becomeTrusted("NTP-synchronised") }
+    }
+
+    private func confirmJump(by whom: String) {
+        guard unconfirmedJump != nil else { return }
+        unconfirmedJump = nil
+        lastJump = nil
+        log.info("clock confirmed by \(whom): deleting data older than 14 days resumes")
+    }
+
+    /// "+15 d 0 h", "-1 h 0 min", "+3 s": a jump's size for people (without the sign: how long ago).
+    static func words(_ d: Duration, signed: Bool = true) -> String {
+        let s = d.components.seconds
+        let sign = signed ? (s < 0 ? "-" : "+") : ""
+        let a = abs(s)
+        if a >= 86_400 { return "\(sign)\(a / 86_400) d \(a % 86_400 / 3600) h" }
+        if a >= 3600 { return "\(sign)\(a / 3600) h \(a % 3600 / 60) min" }
+        if a >= 60 { return "\(sign)\(a / 60) min \(a % 60) s" }
+        return "\(sign)\(a) s"
     }
 
     private func becomeTrusted(_ why: String) {

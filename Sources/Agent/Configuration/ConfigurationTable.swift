@@ -44,11 +44,23 @@ extension ConfigurationKey {
         "match.batch_keys", .integer(1...100_000), default: "200",
         "diagnosis keys matched per slice before the radio and console get their turn")
 
+    public static let clockMaximumJumpMinutes = ConfigurationKey(
+        "clock.max_jump_minutes", .integer(1...10_080), default: "60",
+        "a wall-clock jump larger than this stops deleting 14-day-old data until the time is confirmed "
+            + "(time trust, time set, or an hour of NTP)")
+    public static let sightingsMaximumPerScan = ConfigurationKey(
+        "sightings.max_per_scan", .integer(16...4096), default: "256",
+        "new sightings kept from one scan window; more distinct beacons than this (a flood) are counted, not stored")
+    public static let sightingsMaximumPerHour = ConfigurationKey(
+        "sightings.max_per_hour", .integer(100...100_000), default: "1200",
+        "new sightings kept per hour; beyond it they are counted, not stored, so a flood cannot evict two weeks "
+            + "of real ones")
+
     /// The table, in display order.
     public static let all: [ConfigurationKey] = [
         keyServerStyle, keyServerIndexURL, keyServerBaseURL, keyServerCountry, keyServerCAFile, keyServerPublicKey,
         keyServerKeyID, keyServerKeyVersion, syncIntervalHours, syncMaxFileBytes, riskConfig, riskThreshold,
-        notifyCommand, matchBatchKeys,
+        notifyCommand, matchBatchKeys, clockMaximumJumpMinutes, sightingsMaximumPerScan, sightingsMaximumPerHour,
     ]
 
     private static let byName: [String: ConfigurationKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })

@@ -27,13 +27,24 @@ public final class AgentControl {
         func seconds(_ d: Duration) -> Int64 { d.components.seconds }
         let advertiser = agent.advertiser
         return BadgeStatus(
-            clock: clock, exposureNotification: agent.exposureNotificationEnabled, advertising: advertiser.isRunning,
+            clock: clock, exposureNotification: agent.exposureNotificationEnabled, broadcast: broadcastState,
             controller: agent.driver.phase, rotations: advertiser.rotations,
             rpiAgeSeconds: advertiser.lastRotation.map { seconds(now - $0) },
             nextRotationSeconds: advertiser.nextRotation.map { seconds($0 - now) },
             scans: agent.scanner.scans, lastScanSecondsAgo: agent.scanner.lastScanStart.map { seconds(now - $0) },
-            storage: try? agent.store.usage(), keySync: agent.keyDownload?.status,
+            storage: try? agent.store.usage(), storageError: agent.sightings.lastError,
+            deletionHold: agent.clock.deletionHold, keySync: agent.keyDownload?.status,
             exposures: agent.exposures.exposures.count)
+    }
+
+    /// On air as the controller confirmed it, or why not.
+    public var broadcastState: BroadcastState {
+        if !agent.exposureNotificationEnabled { return .switchedOff }
+        if agent.radio.isOnAir { return .onAir }
+        if !agent.clock.isTrusted { return .waitingForTrustedClock }
+        if let error = agent.advertiser.keyStorageError { return .keyNotStored(error) }
+        if agent.driver.phase != .ready { return .waitingForController(agent.driver.phase) }
+        return .notYetConfirmed
     }
 
     /// Stops the agent (`quit`).
@@ -58,7 +69,8 @@ public final class AgentControl {
     // MARK: Radio
 
     public var exposureNotificationEnabled: Bool { agent.exposureNotificationEnabled }
-    public var isAdvertising: Bool { agent.advertiser.isRunning }
+    /// The controller confirmed that the badge's RPI is on air.
+    public var isAdvertising: Bool { agent.radio.isOnAir }
 
     public func setExposureNotification(enabled: Bool) { agent.setExposureNotification(enabled: enabled) }
 
@@ -90,6 +102,11 @@ public final class AgentControl {
     }
 
     public func storage() throws(SystemError) -> StoreUsage { try agent.store.usage() }
+
+    /// The last failed write of sightings (nil once one succeeds), and what the flood limits dropped.
+    public var storageHealth: (lastError: SystemError?, dropped: SightingRecorder.Dropped) {
+        (agent.sightings.lastError, agent.sightings.dropped)
+    }
 
     public var exposures: [Exposure] { agent.exposures.exposures }
 
@@ -151,7 +168,7 @@ public struct ControllerReport: Equatable, Sendable {
 public struct BadgeStatus: Equatable, Sendable {
     public var clock: ClockReading
     public var exposureNotification: Bool
-    public var advertising: Bool
+    public var broadcast: BroadcastState
     public var controller: ControllerDriver.Phase
     public var rotations: Int
     public var rpiAgeSeconds: Int64?
@@ -160,6 +177,10 @@ public struct BadgeStatus: Equatable, Sendable {
     public var lastScanSecondsAgo: Int64?
     /// Nil when the store cannot be read.
     public var storage: StoreUsage?
+    /// The last failed write of sightings, nil once one succeeds.
+    public var storageError: SystemError?
+    /// Why data older than 14 days is not being deleted now (a clock jump not yet confirmed), nil when it is.
+    public var deletionHold: String?
     /// Nil on a badge without a key download.
     public var keySync: KeySyncStatus?
     public var exposures: Int

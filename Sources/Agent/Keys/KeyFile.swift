@@ -10,12 +10,16 @@ import SystemIO
 public struct KeyFile {
     public static let retentionDays: UInt32 = 14
     public let path: String
+    private let fileSystem: any FileSystem
 
-    public init(directory: String) { path = directory + "/keys" }
+    public init(directory: String, fileSystem: any FileSystem = PosixFileSystem()) {
+        path = directory + "/keys"
+        self.fileSystem = fileSystem
+    }
 
     public func save(_ keys: [TemporaryExposureKey]) throws(SystemError) {
         let text = keys.map { "\($0.rollingStart.value) \($0.rollingPeriod) \($0.keyData.hex)\n" }.joined()
-        try AtomicFile.write(Array(text.utf8), to: path)
+        try fileSystem.replaceAtomically(path, with: Array(text.utf8))
     }
 
     /// Keys still within retention at `now`; lines that do not parse are skipped (a damaged line must

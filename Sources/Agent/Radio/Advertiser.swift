@@ -5,9 +5,10 @@ import Store
 import SystemIO
 
 /// Keeps the current RPI on air and rotates it, with its address, at a uniformly random moment in
-/// [10, 20) minutes — always with the RPI of the interval current at that moment. A new TEK is made when
-/// none is valid for the current interval (UTC midnight). Until the store exists (issue 4) the TEK lives
-/// in memory only.
+/// [10, 20) minutes — always with the RPI of the interval current at that moment, under the address derived
+/// from the key and that interval (`KeySchedule.addressBits`): one RPI, one address, across restarts and
+/// clock jumps. A new TEK is made when no stored key covers the current interval (UTC midnight), and it is
+/// on disk (`DATA/keys`) before its first RPI goes on air; one key per UTC day, ever.
 public final class Advertiser {
     public struct Settings: Sendable {
         /// Rotation delay bounds; the upper bound never exceeds 20 minutes (receivers drop an RPI seen
@@ -35,6 +36,9 @@ public final class Advertiser {
     public private(set) var nextRotation: MonotonicInstant?
     /// When the RPI on air now went on air (`status` shows its age).
     public private(set) var lastRotation: MonotonicInstant?
+    /// Why the badge is not broadcasting although it should: the day's new key could not be stored. Nil
+    /// once a key is on disk again.
+    public private(set) var keyStorageError: SystemError?
 
     public init(loop: any EventLoop, clock: Clock, radio: GAENRadio, schedule: KeySchedule, settings: Settings = Settings(),
                 generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), keyFile: KeyFile? = nil,
@@ -64,6 +68,7 @@ public final class Advertiser {
 
     public func stop() {
         isRunning = false
+        keyStorageError = nil
         if let rotationTimer { loop.cancel(rotationTimer) }
         rotationTimer = nil
         nextRotation = nil
@@ -80,6 +85,20 @@ public final class Advertiser {
         if isRunning { rotate() }
     }
 
+    /// Deletes the keys whose validity ended more than 14 days before `interval`; called only while the clock
+    /// permits deletion. A failure keeps them for the next round.
+    public func removeExpiredKeys(at interval: ENIntervalNumber) {
+        let kept = KeyFile.retained(keys, at: interval)
+        guard kept.count < keys.count else { return }
+        do {
+            try keyFile?.save(kept)
+            log.info("keys: removed \(keys.count - kept.count) older than 14 days")
+            keys = kept
+        } catch {
+            log.error("cannot remove keys older than 14 days: \(error)")
+        }
+    }
+
     /// Changes RPI and address now, then schedules the next rotation.
     public func rotate() {
         guard let interval = clock.interval else {
@@ -92,17 +111,21 @@ public final class Advertiser {
             tek = stored
         } else {
             let fresh = TemporaryExposureKey.generate(for: interval, using: &generator)
-            let kept = KeyFile.retained(keys + [fresh], at: interval).sorted { $0.rollingStart < $1.rollingStart }
+            // Old keys stay: deleting them is the housekeeping's job, and only while the clock permits.
+            let kept = (keys + [fresh]).sorted { $0.rollingStart < $1.rollingStart }
             do {
                 // Durable before its first RPI goes on air, or not on air at all.
                 try keyFile?.save(kept)
             } catch {
-                log.error("cannot store the new exposure key, not advertising: \(error)")
+                if keyStorageError != error { log.error("cannot store the new exposure key, not advertising: \(error)") }
+                keyStorageError = error
                 tek = nil
                 radio.stopBroadcasting()
                 scheduleNextRotation()
                 return
             }
+            if keyStorageError != nil { log.info("the new exposure key is stored: advertising again") }
+            keyStorageError = nil
             keys = kept
             tek = fresh
             log.info("new temporary exposure key for the day starting at interval \(interval.dayStart)")
@@ -112,13 +135,26 @@ public final class Advertiser {
         // TX power from the controller, so receivers compute attenuation from what this badge really sends.
         let metadata = Metadata(txPower: radio.driver.info.advertisingTxPower ?? 0).plaintext
         let aem = schedule.aem(aemk: schedule.aemk(tek.keyData), rpi: rpi, metadata)
-        radio.broadcast(AdvertisingPayload(rpi: rpi, aem: aem), using: &generator)
+        radio.broadcast(AdvertisingPayload(rpi: rpi, aem: aem), address: address(for: tek, at: interval))
         currentRPI = rpi
         lastRotation = loop.now
         rotations += 1
         log.debug("rotated: interval \(interval), address \(radio.broadcastAddress.map { "\($0)" } ?? "-")")
 
         scheduleNextRotation()
+    }
+
+    /// The non-resolvable private address of `tek`'s RPI for `interval`.
+    private func address(for tek: TemporaryExposureKey, at interval: ENIntervalNumber) -> BDAddress {
+        // Six bytes are 2^-45 likely to be a forbidden all-zero or all-one pattern; the next interval's
+        // bits, never on air with this RPI, stand in.
+        var n = interval
+        while true {
+            if let address = BDAddress.nonResolvablePrivate(bits: schedule.addressBits(tek: tek.keyData, interval: n)) {
+                return address
+            }
+            n = ENIntervalNumber(n.value &+ 1)
+        }
     }
 
     private func scheduleNextRotation() {

@@ -2,43 +2,56 @@ import ENCore
 import EventLoop
 import HCI
 import Store
+import SystemIO
 
 /// Turns what the radio hears during scan windows into sightings and keeps them: one `Sighting` per RPI
-/// and scan (`ScanAggregator`), batched in the store and written with one fsync per flush interval.
+/// and scan (`ScanAggregator`), batched in the store until `flush` writes them with one fsync.
 ///
-/// The flush interval is the most a power cut can lose. Deleting what is older than 14 days happens with
-/// the flush, and only while the clock is trusted: an untrusted clock cannot say what is old.
+/// Bounded against floods: at most `limits.perScan` new sightings from one scan window and `limits.perHour`
+/// in an hour; what goes beyond is counted (`storage`) and dropped, so a transmitter spraying random RPIs
+/// cannot push two weeks of real sightings out of the ring.
 public final class SightingRecorder {
-    private let loop: any EventLoop
-    private let clock: Clock
-    private let store: SightingStore
-    private let flushInterval: Duration
-    private let log: Logger
-    private var aggregator = ScanAggregator()
-    private var previousScanStart: MonotonicInstant?
-    private var flushTimer: TimerHandle?
-    /// Sightings made since the agent started.
-    public private(set) var recorded = 0
-    /// Observes the sightings of each finished scan (simulations, tests).
-    public var onSightings: ([Sighting]) -> Void = { _ in }
-    /// Called after every flush attempt: nil when it succeeded, the error otherwise.
-    public var onFlush: (Error?) -> Void = { _ in }
+    public struct Limits: Equatable, Sendable {
+        public var perScan: Int
+        public var perHour: Int
+        public init(perScan: Int = 256, perHour: Int = 1200) {
+            self.perScan = perScan
+            self.perHour = perHour
+        }
 
-    init(loop: any EventLoop, clock: Clock, store: SightingStore, flushInterval: Duration, log: Logger) {
-        self.loop = loop
-        self.clock = clock
-        self.store = store
-        self.flushInterval = flushInterval
-        self.log = log
+        public init(configuration c: Configuration) {
+            self.init(perScan: c.integer(.sightingsMaximumPerScan), perHour: c.integer(.sightingsMaximumPerHour))
+        }
     }
 
-    func start() { scheduleFlush() }
+    /// Sightings dropped because a scan window or an hour was over its limit, since the agent started.
+    public struct Dropped: Equatable, Sendable {
+        public var overScanLimit = 0
+        public var overHourLimit = 0
+    }
 
-    /// Stops the flush timer and writes what is waiting.
-    func stop() {
-        if let flushTimer { loop.cancel(flushTimer) }
-        flushTimer = nil
-        flush()
+    public var limits: Limits {
+        didSet { aggregator = ScanAggregator(maximumDistinct: limits.perScan) }
+    }
+    public private(set) var dropped = Dropped()
+    private let store: SightingStore
+    private let log: Logger
+    private var aggregator: ScanAggregator
+    private var previousScanStart: MonotonicInstant?
+    /// The hour being counted against `limits.perHour` (loop time, so clock jumps do not reset it).
+    private var hour: (start: MonotonicInstant, count: Int)?
+    /// Sightings made since the agent started.
+    public private(set) var recorded = 0
+    /// The last flush's failure, nil once a flush succeeds: what `status` reports about storage.
+    public private(set) var lastError: SystemError?
+    /// Observes the sightings of each finished scan (simulations, tests).
+    public var onSightings: ([Sighting]) -> Void = { _ in }
+
+    init(store: SightingStore, limits: Limits, log: Logger) {
+        self.store = store
+        self.limits = limits
+        self.log = log
+        aggregator = ScanAggregator(maximumDistinct: limits.perScan)
     }
 
     /// One GAEN report heard inside a scan window, at Unix time `unixSeconds`.
@@ -51,7 +64,19 @@ public final class SightingRecorder {
         // v2 risk scoring wants the gap since the previous scan; 0 = unknown (the first scan of a run).
         let gap = previousScanStart.map { min((start - $0).nanosecondsValue / 1_000_000_000, Int64(UInt16.max)) } ?? 0
         previousScanStart = start
-        let sightings = aggregator.finish(secondsSincePreviousScan: UInt16(gap))
+        let overScan = aggregator.dropped
+        var sightings = aggregator.finish(secondsSincePreviousScan: UInt16(gap))
+        if hour == nil || start - hour!.start >= .seconds(3600) { hour = (start, 0) }
+        let allowed = max(0, limits.perHour - hour!.count)
+        let overHour = max(0, sightings.count - allowed)
+        sightings.removeLast(overHour)
+        hour!.count += sightings.count
+        if overScan > 0 || overHour > 0 {
+            dropped.overScanLimit += overScan
+            dropped.overHourLimit += overHour
+            log.warn("scan: \(overScan + overHour) more beacons than the limits allow "
+                     + "(\(limits.perScan) a scan, \(limits.perHour) an hour) were not stored")
+        }
         guard !sightings.isEmpty else { return }
         recorded += sightings.count
         sightings.forEach(store.append)
@@ -64,24 +89,15 @@ public final class SightingRecorder {
     /// Forgets the scan in progress (the console's `wipe`).
     func discardScan() { aggregator = ScanAggregator() }
 
-    /// Writes batched sightings (and, with a trusted clock, deletes what is older than 14 days). A failure
-    /// keeps the batch in memory for the next attempt.
+    /// Writes the batched sightings with one fsync. A failure keeps the batch in memory for the next attempt.
     public func flush() {
         do {
-            if clock.isTrusted { try store.prune(now: clock.unixSeconds) }
             try store.flush()
-            onFlush(nil)
+            if lastError != nil { log.info("sightings written again") }
+            lastError = nil
         } catch {
-            log.error("cannot write sightings (kept in memory for the next attempt): \(error)")
-            onFlush(error)
-        }
-    }
-
-    private func scheduleFlush() {
-        flushTimer = loop.schedule(after: flushInterval) { [weak self] in
-            guard let self else { return }
-            flush()
-            scheduleFlush()
+            if lastError != error { log.error("cannot write sightings (kept in memory for the next attempt): \(error)") }
+            lastError = error
         }
     }
 }

@@ -38,6 +38,7 @@ extension AgentConsole {
         table.register(ConsoleCommand("storage", summary: "bytes used, records, oldest sighting, flush state") { request in
             let u: StoreUsage
             do { u = try control.storage() } catch { return .error("\(error)") }
+            let health = control.storageHealth
             if request.json {
                 var o = JSONObject()
                 o.integer("bytes", u.bytes)
@@ -46,11 +47,21 @@ extension AgentConsole {
                 o.integer("storedSightings", u.storedSightings)
                 o.integer("pendingSightings", u.pendingSightings)
                 o.integer("oldestSighting", u.oldestSighting)
+                o.string("lastWriteError", health.lastError.map { "\($0)" })
+                o.integer("droppedOverScanLimit", health.dropped.overScanLimit)
+                o.integer("droppedOverHourLimit", health.dropped.overHourLimit)
                 return .json(o.text)
             }
-            return .text("\(u.storedSightings) sightings in \(u.bytes) bytes (\(u.segments) segments), "
-                         + "\(u.pendingSightings) waiting for the next flush"
-                         + (u.oldestSighting.map { ", oldest \(UTCDateTime(unixSeconds: $0))" } ?? ""))
+            var lines = ["\(u.storedSightings) sightings in \(u.bytes) bytes (\(u.segments) segments), "
+                         + "\(u.pendingSightings) waiting for the next write"
+                         + (u.oldestSighting.map { ", oldest \(UTCDateTime(unixSeconds: $0))" } ?? "")]
+            if let error = health.lastError { lines.append("last write failed: \(error)") }
+            let dropped = health.dropped
+            if dropped.overScanLimit + dropped.overHourLimit > 0 {
+                lines.append("not stored (flood limits): \(dropped.overScanLimit) over the per-scan limit, "
+                             + "\(dropped.overHourLimit) over the per-hour limit")
+            }
+            return .text(lines.joined(separator: "\n"))
         })
         table.register(ConsoleCommand("exposures", summary: "exposures found; --daily: v2 daily summaries",
                                       usage: "exposures [--daily] [--json]", flags: ["--daily"]) { request in

@@ -41,7 +41,8 @@ public enum AgentConsole {
             var o = JSONObject()
             o.raw("clock", clock.text)
             o.bool("exposureNotification", s.exposureNotification)
-            o.bool("advertising", s.advertising)
+            o.bool("advertising", s.broadcast.isOnAir)
+            o.string("broadcasting", s.broadcast.isOnAir ? nil : "\(s.broadcast)")
             o.string("controller", "\(s.controller)")
             o.integer("rotations", s.rotations)
             o.integer("rpiAgeSeconds", s.rpiAgeSeconds)
@@ -49,30 +50,32 @@ public enum AgentConsole {
             o.integer("scans", s.scans)
             o.integer("lastScanSecondsAgo", s.lastScanSecondsAgo)
             o.integer("storedSightings", s.storage?.storedSightings ?? 0)
+            o.integer("pendingSightings", s.storage?.pendingSightings ?? 0)
             o.integer("storeBytes", s.storage?.bytes ?? 0)
+            o.string("storageError", s.storageError.map { "\($0)" })
+            o.string("deletionHold", s.deletionHold)
             o.raw("sync", syncStatusJSON(s.keySync))
             o.integer("exposures", s.exposures)
             return .json(o.text)
         }
         func minutes(_ s: Int64) -> String { s >= 60 ? "\(s / 60) min \(s % 60) s" : "\(s) s" }
-        let broadcasting: String
-        if !s.exposureNotification {
-            broadcasting = "off (en on turns it back on)"
-        } else if s.advertising {
-            broadcasting = "yes, RPI on air for \(s.rpiAgeSeconds.map(minutes) ?? "-")"
+        var broadcasting = "\(s.broadcast)"
+        if s.broadcast.isOnAir {
+            broadcasting += ", RPI on air for \(s.rpiAgeSeconds.map(minutes) ?? "-")"
                 + (s.nextRotationSeconds.map { ", next in \(minutes($0))" } ?? "") + " (\(s.rotations) rotations)"
-        } else {
-            broadcasting = "no: " + (s.clock.isTrusted ? "waiting for the controller" : "waiting for a trusted clock")
         }
+        var storage = s.storage.map { "\($0.storedSightings) sightings, \($0.bytes) bytes, \($0.pendingSightings) waiting for the next write" }
+            ?? "unreadable"
+        if let error = s.storageError { storage += "; writing fails: \(error.reason)" }
         return .text("""
             clock        \(UTCDateTime(unixSeconds: s.clock.unixSeconds)), \(s.clock.trust)
             exposure n.  \(s.exposureNotification ? "on" : "off")
             broadcasting \(broadcasting)
             controller   \(s.controller)
             scanning     \(s.scans) scans\(s.lastScanSecondsAgo.map { ", last \(minutes($0)) ago" } ?? "")
-            storage      \(s.storage.map { "\($0.storedSightings) sightings, \($0.bytes) bytes" } ?? "unreadable")
+            storage      \(storage)
             key sync     \(syncLine(s.keySync))
             exposures    \(s.exposures == 0 ? "none" : "\(s.exposures) — see exposures")
-            """)
+            """ + (s.deletionHold.map { "\nretention   old data kept: \($0)" } ?? ""))
     }
 }

@@ -78,6 +78,22 @@ public final class KeySchedule {
     /// Associated Encrypted Metadata Key: HKDF-SHA256(TEK, no salt, "EN-AEMK", 16).
     public func aemk(_ tek: Bytes16) -> Bytes16 { hkdf16(tek, Self.aemkExpandInput) }
 
+    /// 48 pseudo-random bits for the advertising address that goes with the RPI of `interval`:
+    /// HKDF-SHA256(TEK, no salt, "enbeacon-address" ‖ ENIN (uint32 little-endian), 16), first six bytes.
+    ///
+    /// A function of the key and the interval, so an RPI always goes on air under the same address — after a
+    /// restart within the interval, after the clock is set back — and a new RPI always under a new one,
+    /// without writing anything at each rotation. Keyed by the TEK, so to anyone without it the address looks
+    /// as random as the RPI; once the TEK is published the RPIs are linkable anyway.
+    public func addressBits(tek: Bytes16, interval: ENIntervalNumber) -> UInt64 {
+        var input = Array(Self.addressInfo.utf8)
+        withUnsafeBytes(of: interval.value.littleEndian) { input += $0 }
+        let okm = hkdf16(tek, input + [0x01])
+        return okm.withUnsafeBytes { raw in (0..<6).reduce(UInt64(0)) { $0 << 8 | UInt64(raw[$1]) } }
+    }
+
+    static let addressInfo = "enbeacon-address"
+
     /// The RPI of one interval.
     public func rpi(rpik: Bytes16, interval: ENIntervalNumber) -> Bytes16 {
         withRPIs(rpik: rpik, from: interval, count: 1) { $0[0] }

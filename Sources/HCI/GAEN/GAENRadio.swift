@@ -3,9 +3,9 @@ import EventLoop
 
 /// Exposure Notification on top of the controller driver: what to broadcast and whether to listen.
 ///
-/// Every new payload goes on air under a fresh non-resolvable private address — the address and the RPI
-/// always change together, and the driver's `RadioPlan` takes advertising (and a running scan) down
-/// around the change. Received advertisements that are GAEN payloads become `GAENReport`s; all others
+/// A payload goes on air under the non-resolvable private address its sender chose for it — the advertiser
+/// derives one per RPI, so address and RPI always change together — and the driver's `RadioPlan` takes
+/// advertising (and a running scan) down around the change. Received advertisements that are GAEN payloads become `GAENReport`s; all others
 /// are counted and dropped. So are scan responses: GAEN advertisements are non-scannable, so a scan
 /// response carrying one is a controller's duplicate (Bumble reports every advertisement a second time
 /// as one), and counting it would double every sighting.
@@ -17,33 +17,23 @@ public final class GAENRadio {
     public private(set) var otherReports = 0
     /// Reports flagged as scan responses, dropped whatever they carry.
     public private(set) var scanResponseReports = 0
-    /// The last payload broadcast and its address, kept across `stopBroadcasting()`.
-    private var lastBroadcast: RadioGoal.Broadcast?
 
     public init(driver: ControllerDriver) {
         self.driver = driver
         driver.onAdvertisement = { [weak self] advertisement, time in self?.heard(advertisement, at: time) }
     }
 
-    /// Puts `payload` on air under a new random NRPA.
-    ///
-    /// The same payload asked for again (a second rotation within one 10-minute interval, a wall clock
-    /// set back) keeps the address it had: a new address for an RPI already seen would let anyone link
-    /// the two addresses through it.
-    public func broadcast(_ payload: AdvertisingPayload, using generator: inout some RandomNumberGenerator) {
-        let data = payload.encoded()
+    /// Puts `payload` on air under `address` (a non-resolvable private address).
+    public func broadcast(_ payload: AdvertisingPayload, address: BDAddress) {
         broadcasting = payload
-        if let last = lastBroadcast, last.data == data {
-            driver.goal.broadcast = last
-            return
-        }
-        var address = BDAddress.nonResolvablePrivate(using: &generator)
-        while address == driver.goal.broadcast?.address || address == lastBroadcast?.address {
-            address = BDAddress.nonResolvablePrivate(using: &generator)
-        }
-        let fresh = RadioGoal.Broadcast(address: address, data: data)
-        lastBroadcast = fresh
-        driver.goal.broadcast = fresh
+        driver.goal.broadcast = RadioGoal.Broadcast(address: address, data: payload.encoded())
+    }
+
+    /// Whether the controller has confirmed that it transmits exactly the payload asked for: advertising
+    /// enabled with this address and data, acknowledged by Command Complete.
+    public var isOnAir: Bool {
+        guard driver.phase == .ready, let goal = driver.goal.broadcast else { return false }
+        return driver.state.isBroadcasting(goal)
     }
 
     public func stopBroadcasting() {

@@ -82,6 +82,13 @@ extension BDAddress {
         }
     }
 
+    /// The non-resolvable private address made of 46 of `bits` (the top two bits of an NRPA are 00); nil in
+    /// the one-in-2^45 case that they are all zero or all one, which the specification forbids.
+    public static func nonResolvablePrivate(bits: UInt64) -> BDAddress? {
+        let random = bits & randomBitsMask
+        return random != 0 && random != randomBitsMask ? BDAddress(rawValue: random) : nil
+    }
+
     /// True when this, read as a random address, is a valid non-resolvable private address.
     public var isNonResolvablePrivate: Bool {
         let bits = rawValue & Self.randomBitsMask

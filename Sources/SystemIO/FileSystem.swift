@@ -1,10 +1,13 @@
-import SystemIO
-/// The file operations the ring log performs, behind a protocol so tests can count every fsync and
-/// inject failures (a full card, a failing write) without touching a real device.
+/// The file operations the agent's durable state goes through (the ring log of sightings, the key file),
+/// behind a protocol so tests and simulations can count every fsync and inject failures (a full card, a
+/// failing write) without touching a real device.
 ///
 /// Operations take paths, not descriptors: the log opens its active segment once per flush, which on
 /// a one-a-minute cadence costs nothing and leaves no descriptor state to get wrong.
 public protocol FileSystem: AnyObject {
+    /// Replaces the file with `bytes`, 0600, so that a power cut leaves the old or the new contents, never
+    /// a mix (see `AtomicFile`).
+    func replaceAtomically(_ path: String, with bytes: [UInt8]) throws(SystemError)
     /// Creates the directory (and missing parents) 0700, durably; tightens an existing one to 0700.
     func makeDirectory(_ path: String) throws(SystemError)
     /// The names of the entries in `directory` (not `.` and `..`).

@@ -1,17 +1,21 @@
-import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The real file system, through Glibc.
-public final class PosixFileSystem: FileSystem {
+/// The real file system, through Glibc. Open, so that a test or a simulation changes only the calls it
+/// is about (skipping fsync, failing writes, writing in pieces) and inherits the rest.
+open class PosixFileSystem: FileSystem {
     public init() {}
 
-    public func makeDirectory(_ path: String) throws(SystemError) {
+    open func replaceAtomically(_ path: String, with bytes: [UInt8]) throws(SystemError) {
+        try AtomicFile.write(bytes, to: path)
+    }
+
+    open func makeDirectory(_ path: String) throws(SystemError) {
         try AtomicFile.makeDirectory(path, mode: 0o700)
     }
 
-    public func fileNames(in directory: String) throws(SystemError) -> [String] {
+    open func fileNames(in directory: String) throws(SystemError) -> [String] {
         guard let stream = opendir(directory) else { throw .last("opendir", directory) }
         defer { closedir(stream) }
         var names: [String] = []
@@ -24,26 +28,26 @@ public final class PosixFileSystem: FileSystem {
         return names
     }
 
-    public func contents(of path: String) throws(SystemError) -> [UInt8] {
+    open func contents(of path: String) throws(SystemError) -> [UInt8] {
         let fd = try Posix.open(path, O_RDONLY)
         defer { close(fd) }
         return try Posix.readAll(fd, path: path, skippingUnreadableBlocks: true)
     }
 
-    public func createFile(_ path: String) throws(SystemError) {
+    open func createFile(_ path: String) throws(SystemError) {
         let fd = try Posix.open(path, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
         defer { close(fd) }
         // open's mode is filtered by the umask; sightings are personal data, 0600 whatever it is.
         guard fchmod(fd, 0o600) == 0 else { throw .last("fchmod", path) }
     }
 
-    public func write(_ bytes: [UInt8], to path: String, at offset: Int) throws(SystemError) {
+    open func write(_ bytes: [UInt8], to path: String, at offset: Int) throws(SystemError) {
         let fd = try Posix.open(path, O_WRONLY)
         defer { close(fd) }
         try Posix.write(bytes, to: fd, at: offset, path: path)
     }
 
-    public func synchronizeFile(_ path: String) throws(SystemError) {
+    open func synchronizeFile(_ path: String) throws(SystemError) {
         let fd = try Posix.open(path, O_WRONLY)
         defer { close(fd) }
         // fdatasync, not fsync: the new size is flushed either way, the mtime (a second metadata
@@ -51,15 +55,15 @@ public final class PosixFileSystem: FileSystem {
         guard fdatasync(fd) == 0 else { throw .last("fdatasync", path) }
     }
 
-    public func synchronizeDirectory(_ path: String) throws(SystemError) {
+    open func synchronizeDirectory(_ path: String) throws(SystemError) {
         try Posix.synchronizeDirectory(path)
     }
 
-    public func truncateFile(_ path: String, to length: Int) throws(SystemError) {
+    open func truncateFile(_ path: String, to length: Int) throws(SystemError) {
         guard truncate(path, off_t(length)) == 0 else { throw .last("truncate", path) }
     }
 
-    public func removeFile(_ path: String) throws(SystemError) {
+    open func removeFile(_ path: String) throws(SystemError) {
         guard unlink(path) == 0 || errno == ENOENT else { throw .last("unlink", path) }
     }
 }
