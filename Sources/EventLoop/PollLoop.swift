@@ -9,24 +9,10 @@ import SystemIO
 /// itself with zero delay can starve the others: new work always waits for the next iteration, and
 /// the next iteration polls (with a zero timeout when work is already due) before running it.
 public final class PollLoop: EventLoop {
-    private struct Watch {
-        let id: UInt64
-        let fd: Int32
-        var interest: FDInterest
-        let handler: (FDReadiness) -> Void
-    }
-
     public let defaultSliceBudget: SliceBudget
 
     private var timers = TimerHeap<() -> Void>()
-    /// In registration order, so that ready descriptors are served in a stable order.
-    private var watches: [Watch] = []
-    private var nextWatchID: UInt64 = 0
-
-    // Reused across iterations: the loop runs for months and need not allocate per poll.
-    private var pollDescriptors: [pollfd] = []
-    private var polledWatchIDs: [UInt64] = []
-    private var readyWatches: [(id: UInt64, readiness: FDReadiness)] = []
+    private let watches = DescriptorWatches()
 
     private var isRunning = false
     private var stopRequested = false
@@ -67,20 +53,15 @@ public final class PollLoop: EventLoop {
     // MARK: Descriptors
 
     public func watch(fd: Int32, for interest: FDInterest, _ handler: @escaping (FDReadiness) -> Void) -> WatchHandle {
-        precondition(fd >= 0, "PollLoop.watch: invalid descriptor \(fd)")
-        let id = nextWatchID
-        nextWatchID += 1
-        watches.append(Watch(id: id, fd: fd, interest: interest, handler: handler))
-        return WatchHandle(id: id)
+        watches.add(fd: fd, for: interest, handler)
     }
 
     public func update(_ watch: WatchHandle, interest: FDInterest) {
-        guard let index = watches.firstIndex(where: { $0.id == watch.id }) else { return }
-        watches[index].interest = interest
+        watches.update(watch, interest: interest)
     }
 
     public func unwatch(_ watch: WatchHandle) {
-        watches.removeAll { $0.id == watch.id }
+        watches.remove(watch)
     }
 
     // MARK: Signals
@@ -132,10 +113,10 @@ public final class PollLoop: EventLoop {
             stopRequested = false
         }
         while !stopRequested {
-            guard !timers.isEmpty || watches.contains(where: { !$0.interest.isEmpty }) else { return }
-            pollOnce(timeoutMilliseconds: pollTimeoutMilliseconds())
+            guard !timers.isEmpty || watches.anyInterest else { return }
+            watches.poll(timeoutMilliseconds: pollTimeoutMilliseconds())
             runDueTimers()
-            dispatchReadyWatches()
+            watches.dispatchReady { !stopRequested }
         }
     }
 
@@ -149,32 +130,6 @@ public final class PollLoop: EventLoop {
         return Int32(clamping: milliseconds)
     }
 
-    private func pollOnce(timeoutMilliseconds: Int32) {
-        pollDescriptors.removeAll(keepingCapacity: true)
-        polledWatchIDs.removeAll(keepingCapacity: true)
-        readyWatches.removeAll(keepingCapacity: true)
-        for watch in watches where !watch.interest.isEmpty {
-            pollDescriptors.append(pollfd(fd: watch.fd, events: Self.pollEvents(for: watch.interest), revents: 0))
-            polledWatchIDs.append(watch.id)
-        }
-        let count = pollDescriptors.withUnsafeMutableBufferPointer {
-            poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds)
-        }
-        if count < 0 {
-            switch errno {
-            case EINTR, EAGAIN, ENOMEM:
-                // A signal handler ran, or the kernel was briefly short of memory: just go round
-                // again; due timers still run below.
-                return
-            default:
-                fatalError("poll: \(SystemError.last("poll"))")
-            }
-        }
-        for (index, descriptor) in pollDescriptors.enumerated() where descriptor.revents != 0 {
-            readyWatches.append((polledWatchIDs[index], Self.readiness(from: descriptor.revents)))
-        }
-    }
-
     private func runDueTimers() {
         let tickNow = now
         // Timers scheduled by these callbacks get sequence numbers at or past the fence and wait
@@ -183,40 +138,5 @@ public final class PollLoop: EventLoop {
         while !stopRequested, let timer = timers.popDue(at: tickNow, insertedBefore: fence) {
             timer.payload()
         }
-    }
-
-    private func dispatchReadyWatches() {
-        for (id, observed) in readyWatches {
-            if stopRequested { return }
-            // Look the watch up again: an earlier callback in this iteration may have removed it
-            // (and closed its descriptor) or changed its interest.
-            guard let watch = watches.first(where: { $0.id == id }), !watch.interest.isEmpty else { continue }
-            let readiness = observed.intersection(FDReadiness(deliverableFor: watch.interest))
-            guard !readiness.isEmpty else { continue }
-            if readiness.contains(.invalid) {
-                // A closed descriptor stays invalid forever and would be reported on every
-                // iteration; report it once, then drop the watch.
-                unwatch(WatchHandle(id: id))
-            }
-            watch.handler(readiness)
-        }
-    }
-
-    private static func pollEvents(for interest: FDInterest) -> Int16 {
-        var events: Int32 = 0
-        if interest.contains(.readable) { events |= POLLIN }
-        if interest.contains(.writable) { events |= POLLOUT }
-        return Int16(events)
-    }
-
-    private static func readiness(from revents: Int16) -> FDReadiness {
-        let bits = Int32(revents)
-        var readiness: FDReadiness = []
-        if bits & POLLIN != 0 { readiness.insert(.readable) }
-        if bits & POLLOUT != 0 { readiness.insert(.writable) }
-        if bits & POLLERR != 0 { readiness.insert(.error) }
-        if bits & POLLHUP != 0 { readiness.insert(.hangup) }
-        if bits & POLLNVAL != 0 { readiness.insert(.invalid) }
-        return readiness
     }
 }

@@ -5,9 +5,11 @@
 /// zero. The wall clock starts at `startUnixNanoseconds`, advances with monotonic time, and can be
 /// set or jumped independently of it, as NTP, an RTC or an operator would move a real one.
 ///
-/// There are no file descriptors in virtual time: simulated devices (the virtual radio and
-/// controller) deliver their data through timers. Watching a descriptor is a programming error and
-/// traps, because a watch that silently never fired would hide the mistake.
+/// Simulated devices (the virtual radio and controller) deliver their data through timers. Real
+/// descriptors can be watched too — a simulated badge downloading keys from, or publishing them to, a
+/// server on 127.0.0.1 — and while any watch has an interest, virtual time passes as real time does
+/// (`poll(2)` waits at most until the next timer): the simulation waits for the network exactly as a
+/// badge would, and jumps again once nothing but timers is left.
 public final class VirtualLoop: EventLoop {
     /// 2021-01-01T00:00:00Z: an arbitrary but fixed start, so simulated timestamps are reproducible.
     public static let defaultStartUnixNanoseconds: Int64 = 1_609_459_200_000_000_000
@@ -20,6 +22,7 @@ public final class VirtualLoop: EventLoop {
     public let defaultSliceBudget: SliceBudget
 
     private var timers = TimerHeap<() -> Void>()
+    private let watches = DescriptorWatches()
     /// The wall-clock reading at monotonic zero; wall-clock jumps move this, not `now`.
     private var unixNanosecondsAtZero: Int64
     private var isRunning = false
@@ -69,18 +72,18 @@ public final class VirtualLoop: EventLoop {
     /// When the next timer will fire, if any.
     public var nextDeadline: MonotonicInstant? { timers.earliest?.deadline }
 
-    // MARK: Descriptors (none)
+    // MARK: Descriptors (real ones, in real time)
 
     public func watch(fd: Int32, for interest: FDInterest, _ handler: @escaping (FDReadiness) -> Void) -> WatchHandle {
-        preconditionFailure("VirtualLoop has no file descriptors (asked to watch fd \(fd)); simulate I/O with timers")
+        watches.add(fd: fd, for: interest, handler)
     }
 
     public func update(_ watch: WatchHandle, interest: FDInterest) {
-        preconditionFailure("VirtualLoop has no file descriptors to update")
+        watches.update(watch, interest: interest)
     }
 
     public func unwatch(_ watch: WatchHandle) {
-        preconditionFailure("VirtualLoop has no file descriptors to unwatch")
+        watches.remove(watch)
     }
 
     // MARK: Running
@@ -106,8 +109,15 @@ public final class VirtualLoop: EventLoop {
     public func run(until deadline: MonotonicInstant) {
         beginRun()
         defer { endRun() }
-        while !stopRequested, let next = timers.earliest, next.deadline <= deadline {
-            fireNext()
+        while !stopRequested {
+            if watches.anyInterest {
+                guard now < deadline || timers.earliest.map({ $0.deadline <= now }) == true else { break }
+                serveDescriptors(until: deadline)
+            } else if let next = timers.earliest, next.deadline <= deadline {
+                fireNext()
+            } else {
+                break
+            }
         }
         if !stopRequested, deadline > now { now = deadline }
     }
@@ -123,11 +133,33 @@ public final class VirtualLoop: EventLoop {
         beginRun()
         defer { endRun() }
         var fired = 0
-        while !stopRequested, fired < limit, fireNext() {
+        while !stopRequested, fired < limit {
+            if watches.anyInterest {
+                serveDescriptors(until: .init(nanoseconds: .max))
+            } else if !fireNext() {
+                break
+            }
             fired += 1
         }
-        return timers.isEmpty
+        return timers.isEmpty && !watches.anyInterest
     }
+
+    /// One round while descriptors are watched: polls them for real, at most until the next timer or
+    /// `deadline` (and never long, so `stop()` and new timers are seen), moves the clock on by the real
+    /// time that took, serves what is ready, then fires the timers now due.
+    private func serveDescriptors(until deadline: MonotonicInstant) {
+        let limit = min(timers.earliest?.deadline ?? deadline, deadline)
+        let wait = max(0, min(limit.nanoseconds &- now.nanoseconds, Self.longestPoll.nanosecondsValue))
+        let started = SystemClock.monotonic()
+        watches.poll(timeoutMilliseconds: Int32((wait + 999_999) / 1_000_000))
+        let elapsed = SystemClock.monotonic() - started
+        now = max(now, min(limit, now + elapsed))
+        watches.dispatchReady { !stopRequested }
+        while !stopRequested, let next = timers.earliest, next.deadline <= now { fireNext() }
+    }
+
+    /// The longest a single poll waits, so a run notices its deadline and new timers promptly.
+    private static let longestPoll: Duration = .milliseconds(50)
 
     @discardableResult
     private func fireNext() -> Bool {
