@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["EventLoop"], path: "Tests/Support"),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "TestSupport"]),
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
-        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "SystemIO"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Simulation", "enbeacon-store-writer"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport", "Agent", "Simulation"]),

@@ -63,6 +63,13 @@ public enum DescriptorIO {
         }
     }
 
+    /// Whether `fd` is a socket, which `send` serves better than `write` (no SIGPIPE, no flag juggling):
+    /// the console socket's connections, a TCP or user-channel transport, stdout under systemd's journal.
+    public static func isSocket(_ fd: Int32) -> Bool {
+        var status = stat()
+        return fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
+    }
+
     private static func withNonBlocking(_ fd: Int32, _ body: () -> Outcome) -> Outcome {
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0 else { return .failed(errno) }

@@ -125,14 +125,48 @@ import Console
         #expect(fixture.loop.run(until: { fixture.server.connectionCount == 0 }))
     }
 
-    @Test func connectionsBeyondTheCapAreRefusedAtOnce() throws {
+    /// Idle connections cannot keep anyone out: at the cap, the oldest one that has sent nothing gives way.
+    @Test func atTheCapTheOldestIdleConnectionGivesWayToANewOne() throws {
         let fixture = try Fixture { $0.maxConnections = 2 }
-        let first = try fixture.client(), second = try fixture.client()
+        let first = try fixture.client()
+        #expect(fixture.loop.run(until: { fixture.server.connectionCount == 1 }))
+        let second = try fixture.client()
         #expect(fixture.loop.run(until: { fixture.server.connectionCount == 2 }))
+        let third = try fixture.client(sending: "status\n")
+        #expect(fixture.loop.run(until: { third.isDone && first.isDone }))
+        #expect(third.answer == "ok\nstatus: fine\n")
+        #expect(first.answer == "error\nclosed: 2 console connections were open and this one had sent no command\n")
+        #expect(!second.isDone)
+    }
+
+    /// Connections that are all working (here two `live` streams) are not cut off for a newcomer.
+    @Test func connectionsBeyondTheCapAreRefusedWhenNoneIsIdle() throws {
+        let fixture = try Fixture { $0.maxConnections = 2 }
+        let first = try fixture.client(sending: "live\n"), second = try fixture.client(sending: "live\n")
+        #expect(fixture.loop.run(until: { first.answer.contains("tick 2") && second.answer.contains("tick 2") }))
         let third = try fixture.client(sending: "status\n")
         #expect(fixture.loop.run(until: { third.isDone }))
         #expect(third.answer == "error\nbusy: 2 console connections are open, try again\n")
         #expect(!first.isDone && !second.isDone)
+    }
+
+    /// A `live` reader that falls behind is not kept on with gaps it cannot see: it is told, then closed.
+    @Test func aLiveReaderThatFallsBehindIsToldAndDisconnected() throws {
+        let fixture = try Fixture { $0.liveOutputLimit = 4096 }
+        // Connected by hand and never read, until the agent has given up on it.
+        let fd = try UnixSocket.connect(to: fixture.server.path)
+        defer { close(fd) }
+        var size: Int32 = 4096
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        _ = "live\n".withCString { send(fd, $0, 5, Int32(MSG_NOSIGNAL)) }
+        #expect(fixture.loop.run(until: { fixture.commands.liveStopped == 1 }))
+        #expect(try fixture.ask("status") == "ok\nstatus: fine\n", "the others are served meanwhile")
+        // Now it reads: what it had, then the reason, then the end.
+        let reader = Collector(loop: fixture.loop, fd: fd)
+        #expect(fixture.loop.run(until: { reader.ended }))
+        #expect(reader.text.hasPrefix("ok\ntick 1\ntick 2\n"))
+        #expect(reader.text.hasSuffix("\nlive stopped: this reader fell 4 KiB behind; connect again to resume\n"), "\(reader.text.suffix(120))")
+        #expect(fixture.server.connectionCount == 0)
     }
 
     @Test func liveStreamsJSONLinesUntilTheClientDisconnects() throws {

@@ -8,8 +8,9 @@ import Glibc
 /// One client of the console socket: read one line, answer it (see `ConsoleFraming`), close.
 ///
 /// Every way a client can misbehave ends in a close, never in a wait: no line within the request
-/// timeout, a line over the limit, a client that stops reading its answer for the stall timeout, or
-/// one that disconnects. A `live` stream runs until the client closes (or shuts down its sending side).
+/// timeout, a line over the limit, a client that stops reading its answer for the stall timeout, a
+/// `live` reader that falls `liveOutputLimit` behind (told so in a last line), or one that disconnects.
+/// A `live` stream otherwise runs until the client closes (or shuts down its sending side).
 final class ConsoleConnection {
     private enum Phase {
         case readingRequest
@@ -24,28 +25,37 @@ final class ConsoleConnection {
     private let loop: any EventLoop
     private let table: CommandTable
     private let settings: ConsoleSocketServer.Settings
+    private let log: Logger
     private let onClose: (ConsoleConnection) -> Void
 
     private var phase = Phase.readingRequest
     private var reader: BoundedLineReader
-    private var queue: OutputQueue
+    private let writer: DescriptorWriter
     private var watch: WatchHandle?
     private var requestTimer: TimerHandle?
-    private var stallTimer: TimerHandle?
     private var stream: ConsoleStream?
     private var waiting: ConsoleDeferredReply?
     private var readsInput = true
     private var scratch = [UInt8](repeating: 0, count: 4096)
 
-    init(fd: Int32, loop: any EventLoop, table: CommandTable, settings: ConsoleSocketServer.Settings,
+    /// Still waiting for its command line: the connection the server may close to make room.
+    var isIdle: Bool { phase == .readingRequest }
+
+    init(fd: Int32, loop: any EventLoop, table: CommandTable, settings: ConsoleSocketServer.Settings, log: Logger,
          onClose: @escaping (ConsoleConnection) -> Void) {
         self.fd = fd
         self.loop = loop
         self.table = table
         self.settings = settings
+        self.log = log
         self.onClose = onClose
         reader = BoundedLineReader(maxLineBytes: settings.maxLineBytes)
-        queue = OutputQueue(limit: settings.replyLimit, droppableLimit: settings.liveOutputLimit)
+        writer = DescriptorWriter(loop: loop, fd: fd, settings: DescriptorWriter.Settings(
+            limit: settings.replyLimit, droppableLimit: settings.liveOutputLimit, stallTimeout: settings.writeStallTimeout))
+        writer.onFailure = { [unowned self] _ in close() }
+        writer.onDrained = { [unowned self] in
+            if phase == .answering { close() }
+        }
     }
 
     func start() {
@@ -57,15 +67,24 @@ final class ConsoleConnection {
         }
     }
 
+    /// Answers a connection that never sent its command with `reason`, as far as one non-blocking write
+    /// goes, and closes it: the server needs its slot.
+    func evict(_ reason: String) {
+        guard phase == .readingRequest else { return }
+        phase = .answering
+        _ = ConsoleFraming.answer(ok: false, body: reason).withUnsafeBytes { DescriptorIO.send(fd, $0) }
+        close()
+    }
+
     /// Closes at once, dropping anything unsent; ends a stream and cancels a deferred answer.
     func close() {
         guard phase != .closed else { return }
         phase = .closed
         if let watch { loop.unwatch(watch) }
         watch = nil
-        for timer in [requestTimer, stallTimer].compactMap({ $0 }) { loop.cancel(timer) }
+        if let requestTimer { loop.cancel(requestTimer) }
         requestTimer = nil
-        stallTimer = nil
+        writer.stop()
         // Reading what the client sent but we never needed keeps the kernel from reporting a reset to a
         // client that is still reading its answer.
         _ = scratch.withUnsafeMutableBytes { DescriptorIO.receive(fd, into: $0) }
@@ -80,7 +99,6 @@ final class ConsoleConnection {
     // MARK: Input
 
     private func ready(_ readiness: FDReadiness) {
-        if readiness.contains(.writable) { flush() }
         guard phase != .closed else { return }
         if readsInput, !readiness.isDisjoint(with: [.readable, .hangup, .error]) {
             readInput(readiness)
@@ -149,12 +167,12 @@ final class ConsoleConnection {
             phase = .streaming
             stream = newStream
             send(ConsoleFraming.answer(ok: true, body: ""), droppable: false)
-            newStream.attach(sink: { [weak self] line in self?.send(Array((line + "\n").utf8), droppable: true) },
+            newStream.attach(sink: { [weak self] line in self?.streamLine(line) },
                              onEnd: { [weak self] in
                                  guard let self, phase == .streaming else { return }
                                  stream = nil
                                  phase = .answering
-                                 flush()
+                                 if writer.isEmpty { close() }
                              })
         case .deferred(let later):
             phase = .waitingForAnswer
@@ -179,43 +197,24 @@ final class ConsoleConnection {
 
     private func send(_ bytes: [UInt8], droppable: Bool) {
         guard phase != .closed else { return }
-        queue.append(bytes, droppable: droppable)
-        flush()
+        writer.append(bytes, droppable: droppable)
+        updateInterest()
     }
 
-    private func flush() {
-        guard phase != .closed else { return }
-        var failed = false
-        var progressed = false
-        var progressing = true
-        while !queue.isEmpty, !failed, progressing {
-            queue.drain { bytes in
-                switch DescriptorIO.send(fd, bytes) {
-                case .transferred(let count):
-                    progressing = count > 0
-                    progressed = progressed || count > 0
-                    return count
-                case .wouldBlock, .endOfFile:
-                    progressing = false
-                case .failed:
-                    failed = true
-                }
-                return 0
-            }
-        }
-        if failed { return close() }
-        if queue.isEmpty, phase == .answering { return close() }
-        if progressed || queue.isEmpty, let stallTimer {
-            loop.cancel(stallTimer)
-            self.stallTimer = nil
-        }
-        if !queue.isEmpty, stallTimer == nil {
-            stallTimer = loop.schedule(after: settings.writeStallTimeout) { [weak self] in
-                self?.stallTimer = nil
-                self?.close()
-            }
-        }
-        updateInterest()
+    /// A `live` line. A reader that has fallen `liveOutputLimit` behind is not kept on with gaps it cannot
+    /// see: the stream ends, and a last line (not droppable) tells it why before the connection closes.
+    private func streamLine(_ line: String) {
+        guard phase == .streaming else { return }
+        // A failing write closes the connection from inside append: nothing more to do then.
+        if writer.append(Array((line + "\n").utf8), droppable: true) || phase != .streaming { return }
+        let behind = settings.liveOutputLimit / 1024
+        log.info("console socket: a live reader fell \(behind) KiB behind and was disconnected")
+        let ended = stream
+        stream = nil
+        phase = .answering
+        ended?.end()
+        send(Array("live stopped: this reader fell \(behind) KiB behind; connect again to resume\n".utf8),
+             droppable: false)
     }
 
     /// "5 s" or "300 ms": for a person reading the error.
@@ -228,7 +227,6 @@ final class ConsoleConnection {
         guard let watch else { return }
         var interest: FDInterest = []
         if readsInput && phase != .answering { interest.insert(.readable) }
-        if !queue.isEmpty { interest.insert(.writable) }
         loop.update(watch, interest: interest)
     }
 }

@@ -9,9 +9,13 @@ import Glibc
 ///
 /// Several clients are served at once, each on its own non-blocking connection, and none of them can
 /// hold up the loop or the others: a client that never sends, never reads or sends too much is cut
-/// off by a limit (see `Settings`), and connections beyond `maxConnections` are refused at once.
+/// off by a limit (see `Settings`). At `maxConnections`, a new client takes the place of the oldest
+/// one that has not sent its command yet; only when every connection is working (a `live` stream, an
+/// answer being written or waited for) is it refused at once. The agent's own console (stdin or a
+/// serial line) is a `ConsoleSession`, not a connection: it never counts against the cap.
 public final class ConsoleSocketServer {
     public struct Settings: Sendable {
+        /// Connections served at once; beyond it an idle one gives way, or the newcomer is refused.
         public var maxConnections = 8
         /// The longest request line, in bytes.
         public var maxLineBytes = 4096
@@ -21,7 +25,7 @@ public final class ConsoleSocketServer {
         public var writeStallTimeout: Duration = .seconds(10)
         /// The most of one answer held for a slow client.
         public var replyLimit = 4 * 1024 * 1024
-        /// `live` lines are dropped once this much output waits.
+        /// A `live` reader this far behind is told so and disconnected.
         public var liveOutputLimit = 64 * 1024
         /// How long accepting pauses when the process is out of descriptors, instead of spinning on a
         /// listening socket that stays readable.
@@ -97,11 +101,16 @@ public final class ConsoleSocketServer {
             }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            guard connections.count < settings.maxConnections else {
-                refuse(fd)
-                continue
+            if connections.count >= settings.maxConnections {
+                // Connections that have not sent their command yet give way to a new one, oldest first:
+                // idle clients cannot keep staff out for the request timeout, let alone for ever.
+                guard let idle = connections.first(where: \.isIdle) else {
+                    refuse(fd)
+                    continue
+                }
+                idle.evict("closed: \(settings.maxConnections) console connections were open and this one had sent no command")
             }
-            let connection = ConsoleConnection(fd: fd, loop: loop, table: table, settings: settings) { [weak self] closed in
+            let connection = ConsoleConnection(fd: fd, loop: loop, table: table, settings: settings, log: log) { [weak self] closed in
                 self?.connections.removeAll { $0 === closed }
             }
             connections.append(connection)

@@ -5,7 +5,7 @@
 /// waiting, which keeps room for the answers to commands. An answer is dropped only when `limit` bytes
 /// are already waiting (the reader has fallen that far behind), so one large answer to a reader that
 /// keeps up always goes out whole; the queue holds at most `limit` plus one answer. What was dropped is
-/// counted so the channel can say so.
+/// counted so the owner can say so. `DescriptorWriter` writes it out.
 struct OutputQueue {
     let limit: Int
     let droppableLimit: Int
