@@ -71,6 +71,11 @@ public final class DescriptorWriter {
         isSocket = DescriptorIO.isSocket(fd)
     }
 
+    deinit {
+        if let watch { loop.unwatch(watch) }
+        if let stallTimer { loop.cancel(stallTimer) }
+    }
+
     /// Nothing waits to be written.
     public var isEmpty: Bool { queue.isEmpty }
 

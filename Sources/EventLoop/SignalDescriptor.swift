@@ -28,16 +28,11 @@ enum SignalDescriptor {
     static func drain(_ fd: Int32) -> [Int32] {
         var signals: [Int32] = []
         var record = signalfd_siginfo()
-        while true {
-            let count = withUnsafeMutableBytes(of: &record) { read(fd, $0.baseAddress, recordSize) }
-            if count == recordSize {
-                signals.append(Int32(bitPattern: record.ssi_signo))
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                // EAGAIN: nothing left. Anything else cannot happen for a valid signalfd.
-                return signals
-            }
+        // A signalfd reads whole records only; EAGAIN means nothing is left, and nothing else can happen
+        // on a valid one.
+        while case .transferred(recordSize) = withUnsafeMutableBytes(of: &record, { DescriptorIO.read(fd, into: $0) }) {
+            signals.append(Int32(bitPattern: record.ssi_signo))
         }
+        return signals
     }
 }

@@ -15,14 +15,44 @@ public enum Posix {
 
     /// Writes all of `bytes` at `offset` (pwrite, so the file position never matters).
     public static func write(_ bytes: [UInt8], to fd: Int32, at offset: Int, path: String) throws(SystemError) {
+        let failure: SystemError? = bytes.withUnsafeBytes { raw in
+            do throws(SystemError) { try write(raw, to: fd, at: offset, path: path) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    public static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32, at offset: Int, path: String) throws(SystemError) {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in
-                pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
-            }
+            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw n == 0 ? SystemError(call: "pwrite", path: path, code: EIO) : .last("pwrite", path) }
             done += n
+        }
+    }
+
+    /// Writes all of `bytes` at the descriptor's position, waiting as a blocking descriptor does: for files
+    /// (a btsnoop log) and the short-lived command-line tools' stdout. A write that makes no progress is
+    /// reported as a full disk.
+    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String? = nil) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw n == 0 ? SystemError(call: "write", path: path, code: ENOSPC) : .last("write", path) }
+            done += n
+        }
+    }
+
+    /// One pread(2) at `offset`, retried on EINTR: the count read, 0 at the end of the file.
+    public static func read(_ fd: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer,
+                            path: String? = nil) throws(SystemError) -> Int {
+        guard buffer.count > 0 else { return 0 }
+        while true {
+            let n = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+            if n >= 0 { return n }
+            if errno != EINTR { throw .last("pread", path) }
         }
     }
 

@@ -1,3 +1,4 @@
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,13 +21,8 @@ final class FileOutput: TextOutputStream {
     }
 
     func flush() {
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }  // a closed pipe: nothing sensible left to do with the text
-            offset += n
-        }
+        // A closed pipe: nothing sensible is left to do with the text.
+        buffer.withUnsafeBytes { raw in _ = try? Posix.writeAll(raw, to: fd) }
         buffer.removeAll(keepingCapacity: true)
     }
 }

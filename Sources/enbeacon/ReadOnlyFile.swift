@@ -1,4 +1,5 @@
 import ENCore
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,12 +34,8 @@ final class ReadOnlyFile: ExportByteSource {
     deinit { close(fd) }
 
     func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(ExportFileError) -> Int {
-        guard buffer.count > 0 else { return 0 }
-        while true {
-            let n = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
-            if n >= 0 { return n }
-            if errno == EINTR { continue }
-            throw .read("\(path): \(String(cString: strerror(errno)))")
+        do { return try Posix.read(fd, at: offset, into: buffer, path: path) } catch {
+            throw .read("\(path): \(error.reason)")
         }
     }
 
@@ -50,13 +47,17 @@ final class ReadOnlyFile: ExportByteSource {
         var bytes = [UInt8](repeating: 0, count: byteCount)
         var done = 0
         while done < byteCount {
-            let n = bytes.withUnsafeMutableBytes { raw in
-                pread(fd, raw.baseAddress! + done, byteCount - done, off_t(done))
+            let result = bytes.withUnsafeMutableBytes { raw in
+                Result { () throws(SystemError) in
+                    try Posix.read(fd, at: done, into: UnsafeMutableRawBufferPointer(rebasing: raw[done...]))
+                }
             }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                throw n == 0 ? FileProblem(path: path, reason: "shrank while being read") : FileProblem(path: path, errno: errno)
+            let n: Int
+            switch result {
+            case .success(let count): n = count
+            case .failure(let error): throw FileProblem(path: path, errno: error.code)
             }
+            guard n > 0 else { throw FileProblem(path: path, reason: "shrank while being read") }
             done += n
         }
         return bytes

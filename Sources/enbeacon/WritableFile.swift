@@ -1,4 +1,5 @@
 import ENCore
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,12 +44,8 @@ final class WritableFile: ExportOutput {
     }
 
     private func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(ExportWriteError) {
-        var done = 0
-        while done < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw .output("\(temporaryPath): \(String(cString: strerror(errno)))") }
-            done += n
+        do { try Posix.write(bytes, to: fd, at: offset, path: temporaryPath) } catch {
+            throw .output("\(temporaryPath): \(error.reason)")
         }
     }
 }

@@ -6,7 +6,8 @@ import Glibc
 /// Runs `notify.command` with `/bin/sh -c`, handing it one document on stdin, without ever blocking the loop.
 ///
 /// The child is spawned (posix_spawn, so a large agent is not copied), its stdin fed through a socket pair
-/// (sends use MSG_NOSIGNAL: a command that exits without reading cannot kill the agent with SIGPIPE), its
+/// by a `DescriptorWriter` (a command that exits without reading gets EPIPE, never a SIGPIPE that would kill
+/// the agent), its
 /// stdout joined to the agent's stderr (the console owns stdout), and its exit collected on the loop by
 /// polling `waitpid(WNOHANG)` with a growing interval. A command that fails or hangs is logged, killed after
 /// `timeLimit`, and never affects the agent.
@@ -24,11 +25,20 @@ public final class NotifyCommand {
 
     private let loop: any EventLoop
     private let log: Logger
+    /// The stdin of each child still being fed, by descriptor.
+    private var feeders: [Int32: DescriptorWriter] = [:]
 
     public init(_ command: String, loop: any EventLoop, log: Logger) {
         self.command = command
         self.loop = loop
         self.log = log
+    }
+
+    deinit {
+        for (fd, writer) in feeders {
+            writer.stop()
+            close(fd)
+        }
     }
 
     /// Starts the command with `input` on its stdin; `label` names it in log lines.
@@ -48,7 +58,7 @@ public final class NotifyCommand {
         started += 1
         running += 1
         log.debug("notify: started pid \(pid) for \(label)")
-        feed(ends[0], input[...], label: label)
+        feed(ends[0], input, label: label)
         // The first look comes from the loop too, so `onExit` never runs inside `run`.
         let startedAt = loop.now
         loop.schedule(after: .milliseconds(5)) { [weak self] in
@@ -90,33 +100,23 @@ public final class NotifyCommand {
         return .success(pid)
     }
 
-    /// Sends what the socket takes now and waits on the loop for room for the rest; closes when done or when
-    /// the child stops reading.
-    private func feed(_ fd: Int32, _ remaining: ArraySlice<UInt8>, label: String) {
-        var remaining = remaining
-        while !remaining.isEmpty {
-            let sent = remaining.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            if sent > 0 {
-                remaining = remaining.dropFirst(sent)
-            } else if sent < 0 && errno == EINTR {
-                continue
-            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                var watch: WatchHandle?
-                watch = loop.watch(fd: fd, for: .writable) { [weak self] _ in
-                    if let watch { self?.loop.unwatch(watch) }
-                    guard let self else {
-                        close(fd)
-                        return
-                    }
-                    self.feed(fd, remaining, label: label)
-                }
-                return
-            } else {
-                // EPIPE or ECONNRESET: the command did not want (all of) its input. Its exit status tells the rest.
-                log.debug("notify: \(label): stdin closed early")
-                break
-            }
+    /// Writes `input` as the child takes it and closes its stdin when all is written, or when the child stops
+    /// reading.
+    private func feed(_ fd: Int32, _ input: [UInt8], label: String) {
+        let writer = DescriptorWriter(loop: loop, fd: fd)
+        feeders[fd] = writer
+        writer.onDrained = { [weak self] in self?.finishFeeding(fd) }
+        writer.onFailure = { [weak self] _ in
+            // EPIPE or ECONNRESET: the command did not want (all of) its input. Its exit status tells the rest.
+            self?.log.debug("notify: \(label): stdin closed early")
+            self?.finishFeeding(fd)
         }
+        writer.append(input)
+    }
+
+    private func finishFeeding(_ fd: Int32) {
+        guard let writer = feeders.removeValue(forKey: fd) else { return }
+        writer.stop()
         close(fd)
     }
 

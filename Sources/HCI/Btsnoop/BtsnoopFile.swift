@@ -1,4 +1,5 @@
 import Glibc
+import SystemIO
 
 /// A btsnoop capture on disk, written one record per packet as the transport sees them.
 ///
@@ -58,26 +59,15 @@ public final class BtsnoopFile {
 
     private func append(_ bytes: [UInt8]) throws(BtsnoopFileError) {
         guard descriptor >= 0 else { throw .closed }
-        let failure: Int32? = bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return nil }
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(descriptor, base + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                // A zero-byte write of a non-empty buffer makes no progress; treat it like a full disk.
-                if written == 0 { return ENOSPC }
-                offset += written
-            }
+        let failure: SystemError? = bytes.withUnsafeBytes { raw in
+            do throws(SystemError) { try Posix.writeAll(raw, to: descriptor) } catch { return error }
             return nil
         }
         if let failure {
             // Drop the partial record so the file stays readable; best effort, the error is what matters.
             _ = ftruncate(descriptor, off_t(committedLength))
             _ = lseek(descriptor, off_t(committedLength), SEEK_SET)
-            throw .writeFailed(errno: failure)
+            throw .writeFailed(errno: failure.code)
         }
         committedLength += bytes.count
     }
