@@ -98,8 +98,9 @@ enum RunCommand {
     static func loadBoard(_ name: String, command c: String) throws(UsageError) -> BoardProfile {
         if name == "virtual" { return .virtual }
         let path = name.contains("/") || name.hasSuffix(".conf") ? name : "Board/\(name).conf"
-        guard let text = TextFile.read(path) else {
-            throw UsageError(c, "--board: cannot read \(path) (built-in boards: virtual)")
+        let text: String
+        do { text = try TextFile.contents(of: path, limit: 64 << 10) } catch {
+            throw UsageError(c, "--board: \(error) (built-in boards: virtual)")
         }
         do {
             return try BoardProfile(parsing: text, defaultName: name)

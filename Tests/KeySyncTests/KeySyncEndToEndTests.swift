@@ -308,6 +308,6 @@ import KeySync
                 keyserver.public_key = /nonexistent/key.pem
                 keyserver.key_id = 1
                 """))
-        } throws: { "\($0)" == "keyserver.public_key: cannot read /nonexistent/key.pem" }
+        } throws: { "\($0)" == "keyserver.public_key: cannot read /nonexistent/key.pem: No such file or directory" }
     }
 }

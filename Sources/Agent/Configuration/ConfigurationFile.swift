@@ -16,7 +16,8 @@ public struct ConfigurationFile: Sendable {
     /// The file's configuration. A missing or unreadable file is an error: a path the operator named must not
     /// silently mean "defaults".
     public func load() throws(ConfigurationError) -> Configuration {
-        guard let text = TextFile.read(path) else { throw ConfigurationError("cannot read the file", at: path) }
+        let text: String
+        do { text = try TextFile.contents(of: path) } catch { throw ConfigurationError(error.reason, at: path) }
         do { return try Configuration(parsing: text) } catch {
             throw ConfigurationError(error.message, at: [path, error.location].compactMap { $0 }.joined(separator: " "))
         }
@@ -31,8 +32,9 @@ public struct ConfigurationFile: Sendable {
         let stored = updated.fileValues[name] ?? ""
         // A file that exists but cannot be read must not be replaced by one holding this key alone.
         let current: String
-        if let text = TextFile.read(path) { current = text } else if access(path, F_OK) != 0 { current = "" } else {
-            throw ConfigurationError("cannot read the file to update it", at: path)
+        do { current = try TextFile.contents(of: path) } catch {
+            guard error.isMissing else { throw ConfigurationError("cannot update it: \(error.reason)", at: path) }
+            current = ""
         }
         let text = Self.replacing(name, with: stored, in: current)
         _ = try Configuration(parsing: text)

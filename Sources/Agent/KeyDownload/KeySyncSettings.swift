@@ -32,6 +32,12 @@ public struct KeySyncSettings: Sendable {
         maxFileBytes = c.integer(.syncMaxFileBytes)
         keysPerSlice = c.integer(.matchBatchKeys)
         caFile = c.optional(.keyServerCAFile)
+        // libcurl opens it later, on the loop: a FIFO or a device named here must be refused now.
+        if let caFile {
+            do { try TextFile.check(caFile, limit: 4 << 20) } catch {
+                throw ConfigurationError("\(ConfigurationKey.keyServerCAFile.name): \(error)")
+            }
+        }
         if let path = c.optional(.riskConfig) { (riskV1, riskV2) = try Self.riskConfigurations(path) }
         server = try Self.server(c)
         guard let server else { return }
@@ -40,8 +46,9 @@ public struct KeySyncSettings: Sendable {
             throw ConfigurationError("\(ConfigurationKey.keyServerPublicKey.name) is required with a key server: "
                                      + "unverified exports are never used")
         }
-        guard let pem = TextFile.read(pemPath, limit: 64 << 10) else {
-            throw ConfigurationError("\(ConfigurationKey.keyServerPublicKey.name): cannot read \(pemPath)")
+        let pem: String
+        do { pem = try TextFile.contents(of: pemPath, limit: 64 << 10) } catch {
+            throw ConfigurationError("\(ConfigurationKey.keyServerPublicKey.name): \(error)")
         }
         var keyID = c[.keyServerKeyID]
         if keyID.isEmpty, case .cwa = server { keyID = "262" }
@@ -81,7 +88,8 @@ public struct KeySyncSettings: Sendable {
         _ path: String
     ) throws(ConfigurationError) -> (ExposureConfigurationV1, ExposureConfigurationV2) {
         let key = ConfigurationKey.riskConfig.name
-        guard let text = TextFile.read(path, limit: 1 << 20) else { throw ConfigurationError("\(key): cannot read \(path)") }
+        let text: String
+        do { text = try TextFile.contents(of: path, limit: 1 << 20) } catch { throw ConfigurationError("\(key): \(error)") }
         do {
             let v1 = try ExposureConfigurationV1(json: text)
             guard case .object(let members)? = try? JSONValue.parse(text), members["attenuationThresholds"] != nil else {
