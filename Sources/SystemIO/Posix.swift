@@ -45,6 +45,28 @@ public enum Posix {
         }
     }
 
+    /// Sends all of `bytes` on a blocking socket; MSG_NOSIGNAL makes a vanished peer EPIPE, not SIGPIPE.
+    /// EAGAIN means the socket's SO_SNDTIMEO expired.
+    public static func sendAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let n = Glibc.send(fd, bytes.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw n == 0 ? SystemError(call: "send", code: EPIPE) : .last("send") }
+            done += n
+        }
+    }
+
+    /// One blocking recv(2), retried on EINTR: the count received, 0 when the peer has closed. EAGAIN means
+    /// the socket's SO_RCVTIMEO expired.
+    public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
+        while true {
+            let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if n >= 0 { return n }
+            if errno != EINTR { throw .last("recv") }
+        }
+    }
+
     /// One pread(2) at `offset`, retried on EINTR: the count read, 0 at the end of the file.
     public static func read(_ fd: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer,
                             path: String? = nil) throws(SystemError) -> Int {

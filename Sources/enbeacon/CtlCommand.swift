@@ -1,5 +1,6 @@
 import Agent
 import Console
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,21 +8,33 @@ import Glibc
 /// `enbeacon ctl`: one console command on the running agent, through its unix socket.
 enum CtlCommand {
     static let help = """
-        usage: enbeacon ctl [--data DIR] [--json] COMMAND [ARGS]
+        usage: enbeacon ctl [--data DIR] [--json] [--timeout SECONDS] [--connect-timeout SECONDS] COMMAND [ARGS]
 
         Runs one console command on the agent that uses DIR, through DIR/console.sock, and prints the
         answer. `live` keeps printing until Ctrl-C. Exit status 0, or 1 when the agent answers with an
-        error (the reason on stderr) or no agent is running on DIR.
-          --data DIR   the agent's data directory; default $STATE_DIRECTORY, else ~/.local/state/enbeacon
-          --json       the answer as JSON (the same as --json after the command)
-        Options after COMMAND belong to the command. Commands that reveal keys or delete data need --yes
-        here (the console on a terminal asks instead). enbeacon ctl help lists the agent's commands.
+        error (the reason on stderr), no agent is running on DIR, or a timeout expires (which one is said).
+          --data DIR                 the agent's data directory; default $STATE_DIRECTORY, else
+                                     ~/.local/state/enbeacon
+          --json                     the answer as JSON (the same as --json after the command)
+          --timeout SECONDS          how long to wait for the answer (default \(defaultAnswerSeconds), sync now
+                                     \(defaultSyncAnswerSeconds)); a live stream waits for ever once it runs
+          --connect-timeout SECONDS  how long to wait for the agent to take the connection (default \(defaultConnectSeconds))
+        Options after COMMAND belong to the command. Commands that reveal keys, delete data or change what
+        the badge runs or trusts need --yes here (the console on a terminal asks instead). enbeacon ctl
+        help lists the agent's commands.
         """
+
+    static let defaultConnectSeconds = 5
+    static let defaultAnswerSeconds = 30
+    /// `sync now` answers when the download and the matching are done.
+    static let defaultSyncAnswerSeconds = 1800
 
     struct Request: Hashable {
         var dataDirectory: String
         var json: Bool
         var words: [String]
+        var connectSeconds = defaultConnectSeconds
+        var answerSeconds = defaultAnswerSeconds
 
         /// The line sent to the agent: the words quoted so that it splits them back unchanged.
         var line: String {
@@ -33,21 +46,37 @@ enum CtlCommand {
     static func parse(_ arguments: [String]) throws(UsageError) -> Request? {
         var dataDirectory: String?
         var json = false
+        var connectSeconds: Int?
+        var answerSeconds: Int?
         var index = 0
+        func value(_ name: String, _ argument: String) throws(UsageError) -> String {
+            if argument.hasPrefix(name + "=") { return String(argument.dropFirst(name.count + 1)) }
+            guard index < arguments.count, !arguments[index].hasPrefix("--") else { throw UsageError("ctl", "\(name) needs a value") }
+            index += 1
+            return arguments[index - 1]
+        }
+        func seconds(_ name: String, _ argument: String) throws(UsageError) -> Int {
+            let text = try value(name, argument)
+            guard let seconds = Int(text), (1...86_400).contains(seconds) else {
+                throw UsageError("ctl", "\(name): expected whole seconds from 1 to 86400, got '\(text)'")
+            }
+            return seconds
+        }
         while index < arguments.count, arguments[index].hasPrefix("-") {
             let argument = arguments[index]
             index += 1
-            switch argument {
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            switch name {
             case "--help", "-h":
                 return nil
             case "--json":
                 json = true
             case "--data":
-                guard index < arguments.count, !arguments[index].hasPrefix("--") else { throw UsageError("ctl", "--data needs a value") }
-                dataDirectory = arguments[index]
-                index += 1
-            case _ where argument.hasPrefix("--data="):
-                dataDirectory = String(argument.dropFirst("--data=".count))
+                dataDirectory = try value(name, argument)
+            case "--timeout":
+                answerSeconds = try seconds(name, argument)
+            case "--connect-timeout":
+                connectSeconds = try seconds(name, argument)
             default:
                 throw UsageError("ctl", "unknown option \(argument) (options for the command go after it)")
             }
@@ -58,53 +87,74 @@ enum CtlCommand {
             throw UsageError("ctl", "an argument contains a line break")
         }
         let directory = dataDirectory ?? DefaultDataDirectory.path
-        return Request(dataDirectory: directory, json: json, words: words)
+        var request = Request(dataDirectory: directory, json: json, words: words)
+        request.connectSeconds = connectSeconds ?? defaultConnectSeconds
+        request.answerSeconds = answerSeconds ?? (words.prefix(2) == ["sync", "now"] ? defaultSyncAnswerSeconds : defaultAnswerSeconds)
+        return request
     }
 
     /// Sends the command, copies the answer out as it arrives, and returns the exit status.
+    ///
+    /// Nothing waits for ever: the agent must take the connection within the connect timeout (a frozen
+    /// agent's full backlog would otherwise hold ctl in connect), and each part of the answer must arrive
+    /// within the answer timeout, except the lines of a `live` stream once it has started.
     static func run(_ request: Request, out: FileOutput, err: FileOutput) -> Int32 {
         let path = ConsoleSocketServer.path(dataDirectory: request.dataDirectory)
         let fd: Int32
         do {
-            fd = try UnixSocket.connect(to: path)
+            fd = try UnixSocket.connect(to: path, timeout: .seconds(request.connectSeconds))
         } catch {
-            err.write("enbeacon ctl: \(connectionFailure(error.code, directory: request.dataDirectory, path: path))\n")
+            let reason = error.code == EAGAIN || error.code == EWOULDBLOCK
+                ? "the agent on \(request.dataDirectory) did not take the connection within \(request.connectSeconds) s "
+                    + "(connect timeout; it may be stuck, or its console overloaded)"
+                : connectionFailure(error.code, directory: request.dataDirectory, path: path)
+            err.write("enbeacon ctl: \(reason)\n")
             return 1
         }
         defer { close(fd) }
+        UnixSocket.setTimeout(SO_RCVTIMEO, .seconds(request.answerSeconds), on: fd)
         // If the agent hangs up early (it refuses a connection when busy) its answer is still read below.
-        _ = sendAll(Array((request.line + "\n").utf8), to: fd)
+        Array((request.line + "\n").utf8).withUnsafeBytes { _ = try? Posix.sendAll($0, to: fd) }
 
         var status: Bool?
         var header: [UInt8] = []
         var errorBody: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         out.flush()
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
-            // ECONNRESET after the answer: the agent closed with bytes of ours unread; the answer is complete.
-            guard count > 0 else { break }
-            var chunk = buffer[0..<count]
-            if status == nil {
-                guard let newline = chunk.firstIndex(of: 0x0A) else {
-                    header += chunk
-                    if header.count > 64 { break }
-                    continue
+        receiving: while true {
+            switch buffer.withUnsafeMutableBytes({ receive(fd, into: $0) }) {
+            case .timedOut:
+                let waited = status == nil ? "did not answer" : "stopped in the middle of its answer"
+                err.write("enbeacon ctl: the agent \(waited) within \(request.answerSeconds) s "
+                          + "(answer timeout; --timeout SECONDS waits longer)\n")
+                return 1
+            case .ended:
+                // ECONNRESET after the answer: the agent closed with bytes of ours unread; the answer is complete.
+                break receiving
+            case .received(let count):
+                var chunk = buffer[0..<count]
+                if status == nil {
+                    guard let newline = chunk.firstIndex(of: 0x0A) else {
+                        header += chunk
+                        if header.count > 64 { break receiving }
+                        continue
+                    }
+                    header += chunk[..<newline]
+                    chunk = chunk[(newline + 1)...]
+                    switch String(decoding: header, as: UTF8.self) {
+                    case ConsoleFraming.ok: status = true
+                    case ConsoleFraming.error: status = false
+                    default: break
+                    }
+                    if status == nil { break receiving }
+                    // A running stream may be quiet for as long as nothing is heard.
+                    if status == true, request.words.first == "live" { UnixSocket.setTimeout(SO_RCVTIMEO, .zero, on: fd) }
                 }
-                header += chunk[..<newline]
-                chunk = chunk[(newline + 1)...]
-                switch String(decoding: header, as: UTF8.self) {
-                case ConsoleFraming.ok: status = true
-                case ConsoleFraming.error: status = false
-                default: break
+                if status == true {
+                    chunk.withUnsafeBytes { _ = try? Posix.writeAll($0, to: 1) }
+                } else if errorBody.count < 64 * 1024 {
+                    errorBody += chunk
                 }
-                if status == nil { break }
-            }
-            if status == true {
-                writeAll(chunk, to: 1)
-            } else if errorBody.count < 64 * 1024 {
-                errorBody += chunk
             }
         }
         switch status {
@@ -121,6 +171,22 @@ enum CtlCommand {
         }
     }
 
+    private enum Received {
+        case received(Int)
+        case ended
+        case timedOut
+    }
+
+    /// One blocking recv, bounded by the socket's SO_RCVTIMEO.
+    private static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Received {
+        do {
+            let count = try Posix.receive(fd, into: buffer)
+            return count > 0 ? .received(count) : .ended
+        } catch {
+            return error.code == EAGAIN || error.code == EWOULDBLOCK ? .timedOut : .ended
+        }
+    }
+
     static func connectionFailure(_ code: Int32, directory: String, path: String) -> String {
         switch code {
         case ENOENT, ECONNREFUSED, ENOTDIR:
@@ -131,28 +197,6 @@ enum CtlCommand {
             "cannot connect to \(path): the path is too long for a unix socket"
         default:
             "cannot connect to \(path): \(String(cString: strerror(code)))"
-        }
-    }
-
-    private static func sendAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
-            offset += count
-        }
-        return true
-    }
-
-    /// Raw bytes, not text: a chunk may end inside a UTF-8 character.
-    private static func writeAll(_ bytes: ArraySlice<UInt8>, to fd: Int32) {
-        var offset = bytes.startIndex
-        while offset < bytes.endIndex {
-            let count = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return }
-            offset += count
         }
     }
 }

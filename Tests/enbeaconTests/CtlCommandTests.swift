@@ -80,7 +80,7 @@ import Testing
         #expect(unknown.stderr.contains("unknown option --verbose"))
         let help = try Enbeacon.run(["ctl", "--help"])
         #expect(help.status == 0)
-        #expect(help.stdout.hasPrefix("usage: enbeacon ctl [--data DIR] [--json] COMMAND [ARGS]"))
+        #expect(help.stdout.hasPrefix("usage: enbeacon ctl [--data DIR] [--json] [--timeout SECONDS] [--connect-timeout SECONDS] COMMAND [ARGS]"))
         #expect(try Enbeacon.run(["--help"]).stdout.contains("\n  ctl "))
     }
 
@@ -115,5 +115,82 @@ import Testing
         #expect(stranger.stderr.hasSuffix("did not answer as the agent's console does\n"))
 
         #expect(console.received == [#"config set name "Room 12" --json"#, "staus", "keys --help", "wipe --json", "status"])
+    }
+
+    /// A socket at DIR/console.sock that never accepts, as a frozen agent's is.
+    final class FrozenListener {
+        let listener: Int32
+        let path: String
+        private var held: [Int32] = []
+
+        init(directory: String, backlog: Int32) throws {
+            path = directory + "/console.sock"
+            listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            guard Self.withAddress(path, { bind(listener, $0, $1) }) == 0, listen(listener, backlog) == 0 else {
+                throw POSIXError(.EADDRNOTAVAIL)
+            }
+        }
+
+        deinit {
+            held.forEach { close($0) }
+            close(listener)
+        }
+
+        /// One more connection left waiting in the backlog.
+        func connectOne() {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            _ = Self.withAddress(path) { connect(fd, $0, $1) }
+            held.append(fd)
+        }
+
+        static func withAddress(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+        }
+    }
+
+    /// ctl bounded by the test: before the timeouts it waited for ever on a frozen agent.
+    func ctlWithin(_ seconds: TimeInterval, _ arguments: [String]) throws -> (status: Int32, stderr: String, seconds: TimeInterval) {
+        let started = Date()
+        let ctl = try ChildProcess(executable: Enbeacon.binary.path, arguments: ["ctl"] + arguments, name: "ctl")
+        defer { ctl.stop() }
+        guard let status = ctl.waitForExit(timeout: seconds) else { throw SessionError("ctl still waiting after \(Int(seconds)) s") }
+        return (status, ctl.stderr, Date().timeIntervalSince(started))
+    }
+
+    /// A frozen agent stops accepting and its backlog fills; ctl gives up on connecting and says so.
+    @Test func anAgentThatTakesNoConnectionCostsTheConnectTimeoutAndSaysWhich() throws {
+        let directory = try Directory()
+        let frozen = try FrozenListener(directory: directory.path, backlog: 0)
+        frozen.connectOne()  // the backlog is full from here on
+        let result = try ctlWithin(15, ["--data", directory.path, "--connect-timeout", "1", "status"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "enbeacon ctl: the agent on \(directory.path) did not take the connection within 1 s "
+                + "(connect timeout; it may be stuck, or its console overloaded)\n")
+        #expect(result.seconds >= 1)
+    }
+
+    @Test func anAgentThatNeverAnswersCostsTheAnswerTimeoutAndSaysWhich() throws {
+        let directory = try Directory()
+        let frozen = try FrozenListener(directory: directory.path, backlog: 4)
+        let result = try ctlWithin(15, ["--data", directory.path, "--timeout", "1", "status"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "enbeacon ctl: the agent did not answer within 1 s (answer timeout; --timeout SECONDS waits longer)\n")
+        #expect(result.seconds >= 1)
+        withExtendedLifetime(frozen) {}
+    }
+
+    @Test func timeoutsTakeWholeSeconds() throws {
+        for arguments in [["--timeout", "0", "status"], ["--connect-timeout=1.5", "status"], ["--timeout"]] {
+            let result = try Enbeacon.run(["ctl"] + arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderrLines.count == 1, "\(arguments): \(result.stderr)")
+        }
+        #expect(try Enbeacon.run(["ctl", "--timeout", "0", "status"]).stderr
+                .hasPrefix("enbeacon ctl: --timeout: expected whole seconds from 1 to 86400, got '0'"))
     }
 }

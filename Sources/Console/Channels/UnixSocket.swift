@@ -53,9 +53,13 @@ public enum UnixSocket {
 
     /// A blocking client connection to the socket at `path`. The error keeps errno so the caller can
     /// tell "nobody there" (ENOENT, ECONNREFUSED) from "not allowed" (EACCES).
-    public static func connect(to path: String) throws(SystemError) -> Int32 {
+    ///
+    /// A listener that has stopped accepting (an agent frozen, its backlog full) makes a unix connect wait;
+    /// with `timeout` it gives up after that long with EAGAIN. The timeout stays set for sends.
+    public static func connect(to path: String, timeout: Duration? = nil) throws(SystemError) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .last("socket") }
+        if let timeout { setTimeout(SO_SNDTIMEO, timeout, on: fd) }
         while true {
             guard let result = withAddress(path, { Glibc.connect(fd, $0, $1) }) else {
                 close(fd)
@@ -67,6 +71,13 @@ public enum UnixSocket {
             close(fd)
             throw error
         }
+    }
+
+    /// SO_SNDTIMEO or SO_RCVTIMEO on a blocking socket; zero waits for ever.
+    public static func setTimeout(_ option: Int32, _ timeout: Duration, on fd: Int32) {
+        let (seconds, attoseconds) = timeout.components
+        var value = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Calls `body` with `path` as a socket address; nil when the path does not fit.
