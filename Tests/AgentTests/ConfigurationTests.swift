@@ -126,7 +126,7 @@ import TestSupport
         let expected = Self.sample
             .replacingOccurrences(of: "risk.threshold = 512", with: "risk.threshold = 900")
             .replacingOccurrences(of: "keyserver.index_url = https://keys.example.org/v1/index.txt   # the CDN",
-                                  with: "keyserver.index_url = https://cdn.example.org/index.txt # the CDN")
+                                  with: "keyserver.index_url = https://cdn.example.org/index.txt   # the CDN")
             + "\nmatch.batch_keys = 50\n"
         #expect(text == expected)
         // The override stayed out of the file but stays in force.

@@ -21,4 +21,64 @@ import Testing
         let status = try agent.ctl(["status"])
         #expect(status.status == 0 && status.stdout.contains("broadcasting yes"))
     }
+
+    static let publicKey = """
+        -----BEGIN PUBLIC KEY-----
+        MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEBuPHFK6IixHM/Um1RWIIpXUxhOED
+        89oxJM59BKYrbDCI/CBrxgHxbluXchwyy100jmVsNhyDicZwRvaTvuUq/w==
+        -----END PUBLIC KEY-----
+
+        """
+
+    /// A config file from a Windows editor, with a `#fragment` in a URL, survives `config set`, a reload
+    /// (SIGHUP) and a restart: every value reads back as written. Before, the CRLF file was one long line
+    /// and the agent refused to start; an LF file lost the fragment at the first restart.
+    @Test func crlfAndHashConfigsRoundTripThroughConfigSetReloadAndRestart() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("enbeacon-crlf-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let pem = directory + "/keyserver.pem"
+        try Self.publicKey.write(toFile: pem, atomically: false, encoding: .utf8)
+        let config = directory + "/enbeacon.conf"
+        let lines = ["\u{FEFF}# badge 7, written on Windows",
+                     "keyserver.index_url = https://keys.example.org/v1/index.txt#frag   # the CDN",
+                     "keyserver.public_key = \(pem)",
+                     "keyserver.key_id = 310",
+                     "risk.threshold = 5"]
+        try Data((lines.joined(separator: "\r\n") + "\r\n").utf8).write(to: URL(fileURLWithPath: config))
+        let expected = [
+            "keyserver.index_url": "https://keys.example.org/v2/index.txt#frag2",
+            "notify.command": "logger -t enbeacon #1",
+            "keyserver.key_id": "310",
+            "risk.threshold": "5",
+        ]
+        func expectValues(_ agent: RunningAgent, _ when: String) throws {
+            for (key, value) in expected {
+                let get = try agent.ctl(["config", "get", key])
+                #expect(get.status == 0 && get.stdout == value + "\n", "\(when): \(key) is '\(get.stdout)' \(get.stderr)")
+            }
+        }
+
+        do {
+            let agent = try RunningAgent(config: config, directory: directory)
+            let get = try agent.ctl(["config", "get", "keyserver.index_url"])
+            #expect(get.stdout == "https://keys.example.org/v1/index.txt#frag\n")
+            #expect(try agent.ctl(["config", "set", "keyserver.index_url", expected["keyserver.index_url"]!]).status == 0)
+            let set = try agent.ctl(["config", "set", "notify.command", expected["notify.command"]!, "--yes"])
+            #expect(set.status == 0, "\(set.stderr)")
+            try expectValues(agent, "after config set")
+            agent.process.send(SIGHUP)
+            try agent.process.wait(for: "the reload", timeout: 10) { agent.process.stderr.contains("SIGHUP: reloaded") }
+            #expect(agent.process.stderr.contains("SIGHUP: reloaded \(config), no value changed"))
+            try expectValues(agent, "after the reload")
+            agent.stop()
+        }
+        let restarted = try RunningAgent(config: config, directory: directory)
+        try expectValues(restarted, "after a restart")
+        restarted.stop()
+
+        let text = String(decoding: try #require(FileManager.default.contents(atPath: config)), as: UTF8.self)
+        #expect(text == (lines[0...0] + ["keyserver.index_url = https://keys.example.org/v2/index.txt#frag2   # the CDN"]
+                         + lines[2...] + [#"notify.command = "logger -t enbeacon #1""#]).joined(separator: "\r\n") + "\r\n")
+    }
 }

@@ -45,33 +45,3 @@ public struct BoardProfile: Equatable, Sendable {
         }
     }
 }
-
-/// `key = value` lines with `#` comments: the format of board profiles and the config file.
-public enum KeyValueLines {
-    public static func parse(_ text: String) throws(ConfigError) -> [(key: String, value: String, line: Int)] {
-        var out: [(String, String, Int)] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let trimmed = line.trimmingSpaces
-            if trimmed.isEmpty { continue }
-            guard let eq = trimmed.firstIndex(of: "=") else {
-                throw ConfigError(line: index + 1, "expected 'key = value', got '\(trimmed)'")
-            }
-            let key = trimmed[..<eq].trimmingSpaces
-            let value = trimmed[trimmed.index(after: eq)...].trimmingSpaces
-            guard !key.isEmpty else { throw ConfigError(line: index + 1, "missing key before '='") }
-            out.append((key, value, index + 1))
-        }
-        return out
-    }
-}
-
-public struct ConfigError: Error, Equatable, CustomStringConvertible {
-    public var line: Int
-    public var message: String
-    public init(line: Int, _ message: String) {
-        self.line = line
-        self.message = message
-    }
-    public var description: String { "line \(line): \(message)" }
-}

@@ -44,23 +44,22 @@ public struct ConfigurationFile: Sendable {
         return updated
     }
 
-    /// `text` with the line setting `name` replaced by `name = value`, or with that line appended.
+    /// `text` with the line setting `name` replaced by `name = value` (quoted if reading it back needs that,
+    /// its comment kept), or with that line appended. The file's line ends (LF or CR LF) and a byte order
+    /// mark stay as they were.
     static func replacing(_ name: String, with value: String, in text: String) -> String {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lineEnd = KeyValueLines.usesCRLF(text) ? "\r\n" : "\n"
+        var lines = KeyValueLines.lines(of: text)
         if lines.last == "" { lines.removeLast() }
-        let entry = "\(name) = \(value)"
-        let index = lines.firstIndex { line in
-            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            guard let equals = content.firstIndex(of: "=") else { return false }
-            return content[..<equals].trimmingSpaces == name
-        }
-        if let index {
-            // Keep a trailing comment on the line: it usually explains the value.
-            let comment = lines[index].firstIndex(of: "#").map { " " + lines[index][$0...] } ?? ""
-            lines[index] = entry + comment
+        var entry = KeyValueLine(key: name, value: value)
+        // A line that does not parse is left for `Configuration(parsing:)` to report; it is never the one replaced.
+        func parsed(_ line: String) -> KeyValueLine? { (try? KeyValueLine(parsing: line)) ?? nil }
+        if let index = lines.firstIndex(where: { parsed($0)?.key == name }), let current = parsed(lines[index]) {
+            entry.trailingComment = current.trailingComment
+            lines[index] = entry.text
         } else {
-            lines.append(entry)
+            lines.append(entry.text)
         }
-        return lines.joined(separator: "\n") + "\n"
+        return (KeyValueLines.hasByteOrderMark(text) ? "\u{FEFF}" : "") + lines.joined(separator: lineEnd) + lineEnd
     }
 }

@@ -46,8 +46,8 @@ public enum ConfigurationKind: Hashable, Sendable {
             let schemes = ["http://", "https://", "file://"]
             return !value.contains(" ") && schemes.contains { lower.hasPrefix($0) && lower.count > $0.count }
         case .path, .command:
-            // One line: a newline would split the entry when the file is written back.
-            return !value.contains("\n") && !value.contains("#")
+            // One line: a line break would split the entry when the file is written back (a `#` is quoted).
+            return !value.unicodeScalars.contains { $0 == "\n" || $0 == "\r" || $0 == "\0" }
         case .countryCode:
             return (2...3).contains(value.count) && value.utf8.allSatisfy { (0x41...0x5A).contains($0) }
         case .identifier:
