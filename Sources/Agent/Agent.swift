@@ -178,7 +178,8 @@ public final class Agent {
     /// `config set`: checks the key and value, resolves what depends on them (the public key and risk
     /// files must be readable), writes the config file back if there is one, and applies the change at once.
     /// On any error nothing changes. A `--set` override of the key is dropped: the operator just chose.
-    public func setConfiguration(_ name: String, to value: String) throws(ConfigurationError) {
+    /// `origin` says in the log who changed it.
+    public func setConfiguration(_ name: String, to value: String, origin: String = "set on the console") throws(ConfigurationError) {
         var candidate = configuration
         try candidate.set(name, to: value)
         candidate.removeOverride(name)
@@ -189,7 +190,15 @@ public final class Agent {
         }
         let keySyncPrefixes = ["keyserver.", "sync.", "risk.config", "match."]
         apply(candidate, keySync: keySync, reconfigureKeyDownload: keySyncPrefixes.contains { name.hasPrefix($0) })
-        log.info("config: \(name) = \(configuration.value(of: name) ?? "")")
+        if let key = ConfigurationKey.named(name) { logChange(of: key, how: origin) }
+    }
+
+    /// A change of value, at warn for a privileged key so that it stands out in the log. A command's value is
+    /// not logged: it may hold a token.
+    private func logChange(of key: ConfigurationKey, how: String) {
+        let value = key.valueIsLoggable ? " = \(configuration[key])" : " changed (the value is not logged)"
+        guard let privilege = key.privilege else { return log.info("config: \(key.name)\(value)") }
+        log.warn("config: \(key.name)\(value), \(how); privileged: \(privilege)")
     }
 
     /// SIGHUP: reads the config file again (the `--set` overrides of this run stay in force), and the files it
@@ -204,10 +213,11 @@ public final class Agent {
             try candidate.override("\(name)=\(value)")
         }
         let keySync = try KeySyncSettings(configuration: candidate)
-        let changed = ConfigurationKey.all.filter { candidate[$0] != configuration[$0] }.map(\.name)
+        let changed = ConfigurationKey.all.filter { candidate[$0] != configuration[$0] }
         // The key download restarts even when no value changed: the files named may have (a new public key).
         apply(candidate, keySync: keySync, reconfigureKeyDownload: true)
-        return changed
+        for key in changed where key.privilege != nil { logChange(of: key, how: "reloaded from the file") }
+        return changed.map(\.name)
     }
 
     private func apply(_ candidate: Configuration, keySync: KeySyncSettings, reconfigureKeyDownload: Bool) {

@@ -22,6 +22,31 @@ import Testing
         #expect(status.status == 0 && status.stdout.contains("broadcasting yes"))
     }
 
+    /// Anyone who can reach the socket could make the badge run a program for every exposure; it takes --yes,
+    /// as revealing keys does, and is logged.
+    @Test func notifyCommandWithoutYesOverTheSocketIsRefusedAndNothingChanges() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("enbeacon-notify-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/enbeacon.conf"
+        try "risk.threshold = 5\n".write(toFile: config, atomically: false, encoding: .utf8)
+        let agent = try RunningAgent(config: config, directory: directory)
+
+        let refused = try agent.ctl(["config", "set", "notify.command", "touch \(directory)/owned"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "enbeacon ctl: config set notify.command needs consent: add --yes (on a terminal the console asks instead)\n")
+        #expect(try agent.ctl(["config", "get", "notify.command"]).stdout.isEmpty)
+        #expect(try String(contentsOfFile: config, encoding: .utf8) == "risk.threshold = 5\n")
+        #expect(!agent.process.stderr.contains("notify.command"))
+
+        let accepted = try agent.ctl(["config", "set", "notify.command", "logger -t enbeacon exposure", "--yes"])
+        #expect(accepted.status == 0 && accepted.stdout == "notify.command = logger -t enbeacon exposure\n")
+        try agent.process.wait(for: "the log line", timeout: 10) {
+            agent.process.stderr.contains("warn config: notify.command changed (the value is not logged), "
+                                          + "set through enbeacon ctl with --yes; privileged: it runs a program for every exposure")
+        }
+    }
+
     static let publicKey = """
         -----BEGIN PUBLIC KEY-----
         MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEBuPHFK6IixHM/Um1RWIIpXUxhOED

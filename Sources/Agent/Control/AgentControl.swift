@@ -130,9 +130,10 @@ public final class AgentControl {
 
     public var configuration: Configuration { agent.configuration }
 
-    /// Validates, persists and applies one value; on any error nothing changes.
-    public func setConfiguration(_ name: String, to value: String) throws(ConfigurationError) {
-        try agent.setConfiguration(name, to: value)
+    /// Validates, persists and applies one value; on any error nothing changes. `origin` is for the log
+    /// ("set through enbeacon ctl with --yes").
+    public func setConfiguration(_ name: String, to value: String, origin: String = "set on the console") throws(ConfigurationError) {
+        try agent.setConfiguration(name, to: value, origin: origin)
     }
 }
 

@@ -68,14 +68,15 @@ public final class CommandTable {
         if parsed.help { return .reply(.text(helpText(command)), json: false) }
         let request = ConsoleRequest(command: command.name, arguments: parsed.positionals, flags: parsed.flags,
                                      options: parsed.options, json: parsed.json, yes: parsed.yes, channel: channel)
-        guard command.consent.applies(toFlags: parsed.flags) else { return call(command, request) }
-        switch ConsentRule.decide(command: command.name, channel: channel, yes: parsed.yes) {
+        guard command.consent.applies(toFlags: parsed.flags, arguments: parsed.positionals) else { return call(command, request) }
+        let subject = command.consent.subject(command: command.name, arguments: parsed.positionals)
+        switch ConsentRule.decide(command: subject, channel: channel, yes: parsed.yes) {
         case .proceed:
             return call(command, request)
         case .refuse(let reason):
             return .reply(.error(reason), json: parsed.json)
         case .ask:
-            return .confirm(ConsentQuestion(command: command.name, json: parsed.json) { [self] in call(command, request) })
+            return .confirm(ConsentQuestion(command: subject, json: parsed.json) { [self] in call(command, request) })
         }
     }
 
@@ -312,6 +313,7 @@ public final class CommandTable {
         case .never: "never"
         case .always: "always"
         case .withFlag(let flag): flag
+        case .forFirstArgument(let words): words.sorted().joined(separator: " ")
         }
     }
 }

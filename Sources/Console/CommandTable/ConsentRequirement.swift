@@ -1,16 +1,25 @@
 /// Whether a command needs explicit consent before it runs: those that reveal keys (which would let
-/// anyone who copies them track the badge's wearer) or destroy data.
+/// anyone who copies them track the badge's wearer), destroy data, or change what the badge runs or trusts.
 public enum ConsentRequirement: Hashable, Sendable {
     case never
     case always
     /// Only when this flag is given, as with `keys --reveal`.
     case withFlag(String)
+    /// Only when the first argument is one of these, as with `config set notify.command`.
+    case forFirstArgument(Set<String>)
 
-    func applies(toFlags flags: Set<String>) -> Bool {
+    func applies(toFlags flags: Set<String>, arguments: [String]) -> Bool {
         switch self {
         case .never: false
         case .always: true
         case .withFlag(let flag): flags.contains(flag)
+        case .forFirstArgument(let words): arguments.first.map(words.contains) ?? false
         }
+    }
+
+    /// What the question and the refusal name: the command, and the argument that made consent necessary.
+    func subject(command: String, arguments: [String]) -> String {
+        guard case .forFirstArgument = self, let first = arguments.first else { return command }
+        return command + " " + first
     }
 }

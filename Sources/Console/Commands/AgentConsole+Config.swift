@@ -22,10 +22,19 @@ extension AgentConsole {
             }
             return request.json ? .json(configJSON(key, control.configuration)) : .text(control.configuration[key])
         })
-        table.register(ConsoleCommand("config set", summary: "change a configuration value (validated, saved)",
-                                      usage: "config set KEY VALUE", arguments: 2...2, completion: keyNames) { request in
+        let privileged = ConfigurationKey.privileged.map { "\($0.name) (\($0.privilege ?? ""))" }
+        table.register(ConsoleCommand(
+            "config set", summary: "change a configuration value (validated, saved)", usage: "config set KEY VALUE [--yes]",
+            help: "Privileged keys need consent and are logged when changed: \(privileged.joined(separator: ", ")).",
+            arguments: 2...2, completion: keyNames, consent: .forFirstArgument(Set(ConfigurationKey.privileged.map(\.name)))
+        ) { request in
+            let origin = switch request.channel {
+            case .terminal: "set on the console, confirmed"
+            case .pipe: request.yes ? "set on the piped console with --yes" : "set on the piped console"
+            case .socket: request.yes ? "set through enbeacon ctl with --yes" : "set through enbeacon ctl"
+            }
             do {
-                try control.setConfiguration(request.arguments[0], to: request.arguments[1])
+                try control.setConfiguration(request.arguments[0], to: request.arguments[1], origin: origin)
             } catch {
                 return .error("\(error)")
             }
