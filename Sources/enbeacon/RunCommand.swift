@@ -135,9 +135,11 @@ enum RunCommand {
     static func run(_ request: Request, err: FileOutput) -> Int32 {
         let loop = PollLoop()
         let logOutput = LogOutput(err: err)
-        let log = Logger(level: request.logLevel) { level, message in
+        // A storm of one kind of message (a controller faulting in a loop) costs a few lines a minute.
+        let limiter = LogRateLimiter(loop: loop) { level, message in
             logOutput.write("\(UTCDateTime(unixSeconds: loop.unixNanoseconds / 1_000_000_000)) \(level) \(message)")
         }
+        let log = Logger(level: request.logLevel, sink: limiter.write)
         var snoop: BtsnoopFile?
         if let path = request.btsnoop {
             do { snoop = try BtsnoopFile(path: path) } catch {
