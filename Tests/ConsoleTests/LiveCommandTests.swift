@@ -101,6 +101,50 @@ import Agent
         #expect(fields[5] == AgentConsole.proximity(rssi: Int8(fields[3])), "\(line)")
     }
 
+    /// Before, every report was a line: a dozen a second for three phones. Now each beacon is a line when
+    /// first heard, then again only after 10 s or when its RSSI moves by 8 dB, and a phone that comes close
+    /// shows at once.
+    @Test func oneLinePerBeaconUpdatedWhenItMovesOrEveryTenSeconds() throws {
+        let dir = TemporaryDirectory()
+        let sim = try Simulation(startUnixSeconds: Simulation.twoHoursBeforeMidnight, seed: 24, dataRoot: dir.path)
+        let badge = try sim.addBadge("badge", at: .origin)
+        let phones = [1.0, 2.0, 3.0].map { sim.addPhone(at: RadioPosition(x: $0, y: 0)) }
+        sim.run(for: .seconds(5))
+        let table = AgentConsole.commandTable(for: AgentControl(agent: badge.agent, stop: {}))
+        guard case .reply(.stream(let stream), _) = table.execute("live", channel: .socket) else {
+            throw TestFailure("live answers with a stream")
+        }
+        var lines: [(at: MonotonicInstant, fields: [String])] = []
+        stream.attach(sink: { line in
+            lines.append((sim.loop.now, line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)))
+        }, onEnd: {})
+        var reports = 0
+        let counter = badge.agent.watchBeacons { _, _ in reports += 1 }
+        sim.run(for: .seconds(30))
+        // The farthest phone comes within half a metre: its RSSI jumps by about 15 dB.
+        let moved = sim.loop.now
+        phones[2].beacon.position = RadioPosition(x: 0.5, y: 0)
+        sim.run(for: .seconds(30))
+        stream.end()
+        badge.agent.stopWatching(counter)
+
+        #expect(reports > 300, "\(reports) reports in a minute")
+        let byBeacon = Dictionary(grouping: lines, by: { $0.fields[2] })
+        #expect(byBeacon.count == 3, "one beacon per phone: \(byBeacon.keys.sorted())")
+        #expect(lines.count * 10 < reports, "\(lines.count) lines for \(reports) reports")
+        for (rpi, shown) in byBeacon {
+            for (before, after) in zip(shown, shown.dropFirst()) {
+                let apart = after.at - before.at
+                let change = abs(Int(after.fields[3])! - Int(before.fields[3])!)
+                #expect(apart >= .seconds(10) || change >= 8, "\(rpi): lines \(apart) apart, RSSI \(before.fields[3]) → \(after.fields[3])")
+            }
+        }
+        let far = try #require(byBeacon.min { Int($0.value[0].fields[3])! < Int($1.value[0].fields[3])! }?.key)
+        let closeLine = lines.first { $0.fields[2] == far && $0.at >= moved && Int($0.fields[3])! > -45 }
+        let shownAfter = try #require(closeLine, "the phone that came close was shown").at - moved
+        #expect(shownAfter < .seconds(2), "shown \(shownAfter) after it came close")
+    }
+
     @Test func proximityWordsFollowAttenuation() {
         #expect(AgentConsole.proximity(rssi: -45) == "immediate")
         #expect(AgentConsole.proximity(rssi: -60) == "near")

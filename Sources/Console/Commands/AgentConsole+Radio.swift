@@ -24,15 +24,21 @@ extension AgentConsole {
             o.string("controller", "\(control.controller().phase)")
             return .json(o.text)
         })
-        table.register(ConsoleCommand("live", summary: "stream received GAEN beacons: time, address, RPI, RSSI, proximity",
-                                      usage: "live [on|off] [--json]", arguments: 0...1) { request in
+        table.register(ConsoleCommand(
+            "live", summary: "stream received GAEN beacons: time, address, RPI, RSSI, proximity",
+            usage: "live [on|off] [--json]",
+            help: "One line per beacon when it is first heard, then again when its RSSI moves by 8 dB or after 10 s.",
+            arguments: 0...1
+        ) { request in
             if request.arguments.first == "off" { return .endStream("live off") }
             guard request.arguments.isEmpty || request.arguments.first == "on" else { return .usage("expected on or off") }
             let json = request.json
             var token = 0
+            var filter = LiveBeaconFilter()
             let stream = ConsoleStream(onStop: { control.stopWatching(token) })
             // Beacons show at once, not at the next scan window minutes away.
             token = control.watchBeacons { report, time in
+                guard filter.shows(report) else { return }
                 stream.send(liveLine(report, time: time, json: json))
             }
             return .stream(stream)
