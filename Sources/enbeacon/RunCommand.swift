@@ -31,7 +31,8 @@ enum RunCommand {
           --console WHERE    stdin, none, or a serial DEVICE[,BAUD] for the console (default: stdin
                              when it is a terminal or a pipe); enbeacon ctl reaches DATA/console.sock
           --seconds N        stop cleanly after N seconds
-          --log LEVEL        error, warn, info (default) or debug; one line each on stderr
+          --log LEVEL        error, warn, info (default) or debug; one line each on stderr, and
+                             of one kind of message at most 5 a minute (debug lines excepted)
         SIGTERM and SIGINT stop cleanly; SIGHUP reads the --config file again.
 
         Configuration keys (default in brackets):

@@ -16,7 +16,7 @@ public struct Configuration: Equatable, Sendable {
 
     public init() {}
 
-    /// A config file's text: `key = value` lines, `#` comments. Unknown keys, bad values and a key given twice
+    /// A config file's text (the syntax is `KeyValueLines`'). Unknown keys, bad values and a key given twice
     /// are errors naming the line.
     public init(parsing text: String) throws(ConfigurationError) {
         var lines: [String: Int] = [:]

@@ -3,7 +3,7 @@
 /// - On an interactive terminal (the agent's stdin or a serial console) the console asks
 ///   `type yes to confirm` and runs the command only when the answer is exactly `yes`. `--yes` does not
 ///   skip the question there: a person is present and can answer it, and a line recalled from history
-///   or pasted by mistake must never reveal keys or wipe a badge silently.
+///   or pasted by mistake must never reveal keys, wipe a badge or change what it runs or trusts silently.
 /// - Through the unix socket (`enbeacon ctl`) or a piped stdin nobody can be asked, so `--yes` on the
 ///   command line is the consent. Without it the command is refused with a line that names the flag.
 public enum ConsentRule {
