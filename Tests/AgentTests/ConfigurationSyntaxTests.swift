@@ -73,6 +73,15 @@ import TestSupport
         #expect(reloaded.integer(.riskThreshold) == 3)
     }
 
+    @Test func aCommentAfterAnEmptyValueStaysAComment() throws {
+        let folder = TemporaryDirectory()
+        let file = ConfigurationFile(path: folder.path + "/enbeacon.conf")
+        try "notify.command =   # none yet\n".write(toFile: file.path, atomically: false, encoding: .utf8)
+        _ = try file.write("notify.command", "logger x", into: try file.load())
+        #expect(try String(contentsOfFile: file.path, encoding: .utf8) == "notify.command = logger x # none yet\n")
+        #expect(try file.load()[.notifyCommand] == "logger x")
+    }
+
     @Test func writingBackKeepsCRLFTheByteOrderMarkAndTheComment() throws {
         let folder = TemporaryDirectory()
         let file = ConfigurationFile(path: folder.path + "/enbeacon.conf")

@@ -85,7 +85,9 @@ public struct KeyValueLine: Equatable, Sendable {
     /// `key = value` and the comment, the value quoted when it would not read back the same bare: spaces
     /// or tabs at its ends, a quote at its start, or a `#` that would start a comment.
     public var text: String {
-        "\(key) = \(Self.quotedIfNeeded(value))\(trailingComment)"
+        // A comment needs a space before it to stay a comment.
+        let separator = trailingComment.unicodeScalars.first.map { $0 == " " || $0 == "\t" } ?? true ? "" : " "
+        return "\(key) = \(Self.quotedIfNeeded(value))\(separator)\(trailingComment)"
     }
 
     public static func quotedIfNeeded(_ value: String) -> String {
