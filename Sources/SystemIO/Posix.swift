@@ -15,15 +15,36 @@ public enum Posix {
 
     /// Writes all of `bytes` at `offset` (pwrite, so the file position never matters).
     public static func write(_ bytes: [UInt8], to fd: Int32, at offset: Int, path: String) throws(SystemError) {
+        let result: Result<Void, SystemError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(SystemError) in try write(raw, to: fd, at: offset, path: path) }
+        }
+        try result.get()
+    }
+
+    /// Writes all of `bytes` at `offset`.
+    public static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32, at offset: Int, path: String) throws(SystemError) {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in
-                pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
-            }
+            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw n == 0 ? SystemError(call: "pwrite", path: path, code: EIO) : .last("pwrite", path) }
             done += n
         }
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset` (pread); fewer only at the end of the file, 0 past it.
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int,
+                            path: String) throws(SystemError) -> Int {
+        guard buffer.count > 0 else { return 0 }
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw .last("pread", path) }
+            if n == 0 { break }
+            done += n
+        }
+        return done
     }
 
     /// Reads the whole file behind `fd`. With `skippingUnreadableBlocks`, a 4 KiB block the device
