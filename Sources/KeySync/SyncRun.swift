@@ -93,14 +93,9 @@ final class SyncRun {
     }
 
     func start() {
+        // Old exposures are the agent's housekeeping, which deletes only while the clock permits it.
         now = context.clock.unixSeconds
         report.startedAt = now
-        do {
-            let removed = try context.exposures.prune(today: UTCDay(unixSeconds: now))
-            if removed > 0 { log.info("exposures: removed \(removed) older than 14 days") }
-        } catch {
-            log.error("exposures: cannot remove old ones: \(error)")
-        }
         let url = server.listingURL
         let cap = isIndexed ? limits.maxIndexBytes : KeySyncLimits.maxDayListBytes
         fetch(isListing: true, phase: .listing, { [unowned self] done in
