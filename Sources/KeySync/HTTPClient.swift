@@ -227,6 +227,21 @@ public final class HTTPClient {
 
     public var activeTransfers: Int { transfers.count }
 
+    /// Lets go of libcurl now if no transfer is under way, rather than after `idleUnload`: for a caller about
+    /// to spend a while on other work (checking and matching a large export), whose peak memory should not
+    /// be libcurl's and its own at once. The next transfer loads it again.
+    public func unloadIfIdle() {
+        guard transfers.isEmpty, curl != nil else { return }
+        if let idleTimer { loop.cancel(idleTimer) }
+        // On the next turn, not now: the caller may be inside a transfer's completion, with libcurl's
+        // message loop still to return to.
+        idleTimer = loop.schedule(after: .zero) { [weak self] in
+            guard let self else { return }
+            self.idleTimer = nil
+            if self.transfers.isEmpty { self.unload() }
+        }
+    }
+
     /// Starts a GET whose body is kept in memory (a listing); `completion` runs on the loop with the body
     /// or the reason it failed.
     @discardableResult

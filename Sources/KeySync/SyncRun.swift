@@ -177,6 +177,8 @@ final class SyncRun {
             switch fetched {
             case .value(let bytes):
                 report.bytes += bytes
+                // Checking and matching take a while; libcurl (~5 MB resident) comes back for the next download.
+                context.http.unloadIfIdle()
                 verify(file.path, entry: entry.name, index: index)
             case .skip(let failure):
                 removeDownload(file.path)
