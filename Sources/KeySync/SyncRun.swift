@@ -154,11 +154,16 @@ final class SyncRun {
 
     // MARK: Files
 
-    private func process(_ index: Int) {
+    private func process(_ first: Int) {
         guard !isOver else { return }
+        // Malformed lines are passed over here, in a loop: a long run of them must not nest calls.
+        var index = first
+        while index < pending.count, let problem = pending[index].problem {
+            skip(pending[index].name, problem)
+            index += 1
+        }
         guard index < pending.count else { return finish(.succeeded) }
         let entry = pending[index]
-        if let problem = entry.problem { return skip(entry.name, problem, index) }
         let file: (path: String, descriptor: Int32)
         do { file = try context.downloads.create() } catch {
             return finish(.failed("cannot store a download in \(context.dataDirectory): \(error)"))
@@ -182,7 +187,8 @@ final class SyncRun {
                 verify(file.path, entry: entry.name, index: index)
             case .skip(let failure):
                 removeDownload(file.path)
-                skip(entry.name, "\(failure)", index)
+                skip(entry.name, "\(failure)")
+                process(index + 1)
             case .failed(let failure, let retriesUsedUp):
                 removeDownload(file.path)
                 guard retriesUsedUp else { return finish(.failed("\(entry.name): \(failure)")) }
@@ -200,7 +206,8 @@ final class SyncRun {
             return finish(.failed("\(entry): \(failure)"))
         }
         skip(entry, "given up after \(runs) sync(s) in a row could not download it (sync.give_up_after_runs): "
-             + "\(failure)", index)
+             + "\(failure)")
+        process(index + 1)
     }
 
     private func verify(_ path: String, entry: String, index: Int) {
@@ -326,12 +333,11 @@ final class SyncRun {
     }
 
     /// An entry passed over for good: logged once, and the cursor moves past it.
-    private func skip(_ entry: String, _ reason: String, _ index: Int) {
+    private func skip(_ entry: String, _ reason: String) {
         report.skipped += 1
         log.warn("key sync: skipping \(entry): \(reason)")
         report.refuse("\(entry): skipped, \(reason)")
         processed(entry)
-        process(index + 1)
     }
 
     /// A download that is not a valid export signed by the configured key: refused like a skipped entry.

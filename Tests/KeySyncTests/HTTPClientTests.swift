@@ -230,6 +230,13 @@ import KeySync
             return
         }
         #expect(short.contains("1000 bytes remaining"), "\(short)")
+        // Fast enough for the rate, too slow for the whole transfer's time limit.
+        let late = try fetch("http://127.0.0.1:\(port)/slow.zip") { $0.timeout = .seconds(1) }
+        guard case .failure(.transport(let timedOut)) = late else {
+            Issue.record("a download over its time limit must be abandoned: \(late)")
+            return
+        }
+        #expect(timedOut.lowercased().contains("timed out"), "\(timedOut)")
     }
 
     @Test func cancelledTransferNeverCompletes() throws {
