@@ -103,7 +103,8 @@ final class SyncRun {
         }) { [unowned self] (fetched: Fetched<[UInt8]>) in
             switch fetched {
             case .value(let body): listingArrived(body)
-            case .skip(let failure), .failed(let failure, _): finish(.failed("listing \(url): \(failure)"))
+            case .skip(let failure), .failed(let failure, _):
+                finish(.failed("listing \(url): \(explained(failure, isListing: true))"))
             }
         }
     }
@@ -187,7 +188,7 @@ final class SyncRun {
                 verify(file.path, entry: entry.name, index: index)
             case .skip(let failure):
                 removeDownload(file.path)
-                skip(entry.name, "\(failure)")
+                skip(entry.name, explained(failure, isListing: false))
                 process(index + 1)
             case .failed(let failure, let retriesUsedUp):
                 removeDownload(file.path)
@@ -403,6 +404,15 @@ final class SyncRun {
     }
 
     // MARK: Downloads
+
+    /// A failure in words, naming the configuration key when a limit refused the transfer.
+    private func explained(_ failure: HTTPClient.Failure, isListing: Bool) -> String {
+        switch failure {
+        case .tooLarge: "\(failure) (\(isListing ? "sync.max_index_bytes" : "sync.max_file_bytes"))"
+        case .tooManyRedirects: "\(failure) (sync.max_redirects)"
+        default: "\(failure)"
+        }
+    }
 
     private func request(_ url: String, maximumBytes: Int) -> HTTPClient.Request {
         var request = HTTPClient.Request(url: url, maximumBytes: maximumBytes, caFile: settings.caFile)

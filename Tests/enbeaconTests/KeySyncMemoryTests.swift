@@ -62,10 +62,10 @@ import Testing
         let index = try agent.syncNowWatchingStatus()
         let refused = try #require(index.report)
         #expect(refused["outcome"] as? String == "failed")
-        #expect((refused["error"] as? String)?.hasSuffix("response larger than 4194304 bytes, aborted") == true,
-                "\(refused)")
+        #expect((refused["error"] as? String)?.hasSuffix("response larger than 4194304 bytes, aborted (sync.max_index_bytes)")
+                == true, "\(refused)")
         #expect(try agent.ctl("sync").contains("last error: listing http://127.0.0.1:\(server.port)/index.txt: "
-                                                + "response larger than 4194304 bytes, aborted"))
+                                                + "response larger than 4194304 bytes, aborted (sync.max_index_bytes)"))
 
         // 128 MiB of export.bin: signed by someone else, and the same file with its export.sig renamed away.
         let impostor = try SigningKey.generateP256()
