@@ -104,8 +104,8 @@ struct ExportBinScanner {
     }
 
     /// Runs `body` on a reader over the window once it holds at least `count` bytes (or all export.bin has
-    /// left), then consumes what the reader read. Offsets in its errors (and in a tag it returns) are made
-    /// absolute; consuming never moves the window's storage, so the offset is still the one read at.
+    /// left), then consumes what the reader read. Offsets in its errors are made absolute (consuming never
+    /// moves the window's storage, so `storageOffset` is still the one the reader started from).
     private func read<T>(
         atLeast count: Int, _ body: (inout ProtobufReader) throws(WireFormatError) -> T
     ) throws(ExportFileError) -> T {
