@@ -17,6 +17,9 @@ static inline CURLcode enb_curl_easy_setopt_ptr(enb_curl_easy_setopt_fn f, CURL 
 static inline CURLcode enb_curl_easy_getinfo_long(enb_curl_easy_getinfo_fn f, CURL *h, CURLINFO i, long *v) {
     return f(h, i, v);
 }
+static inline CURLcode enb_curl_easy_getinfo_string(enb_curl_easy_getinfo_fn f, CURL *h, CURLINFO i, char **v) {
+    return f(h, i, v);
+}
 static inline CURLcode enb_curl_easy_set_writer(enb_curl_easy_setopt_fn f, CURL *h, curl_write_callback write_cb,
                                                 void *userdata) {
     f(h, CURLOPT_WRITEFUNCTION, write_cb);

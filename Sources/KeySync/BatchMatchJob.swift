@@ -1,42 +1,38 @@
-import Agent
 import ENCore
 import EventLoop
 
-/// Matches the keys of one complete export batch against the stored sightings, in loop slices of
+/// Feeds the keys of one complete export batch to the run's `ExposureDetection`, in loop slices of
 /// `keysPerSlice` keys, so the radio and the console keep running while millions of keys go by.
 ///
-/// Keys stream out of each file's resumable iterator one at a time and only matched keys are kept: memory
-/// is the batch's files plus the hits, however many keys they hold. Revoked keys (report type 5 in
-/// `revised_keys`) are collected for the exposure log. A file that turns out corrupt past its header
-/// contributes nothing, even keys already read from it.
+/// Keys stream out of each file's resumable iterator, read 64 KiB at a time from the downloaded file, and
+/// only matches are kept: memory is the detection's index and hits, whatever the files hold. Each file is
+/// a transaction of the detection: one that turns out corrupt past its header (or changed on disk since it
+/// was verified) contributes nothing, even keys already read from it.
 final class BatchMatchJob {
+    /// One file of the batch, and the name the log gives it.
+    struct File {
+        var export: VerifiedExportFile
+        var name: String
+    }
+
     struct Outcome {
-        /// Keys with sightings that survived every matching rule.
-        var matched: [(key: DiagnosisKey, matchedKey: MatchedKey)] = []
-        var revoked: [(id: ExposureID, day: UTCDay)] = []
-        /// Valid keys read, revoked ones included.
-        var keys = 0
-        var skippedRecords = 0
         /// One line per file dropped as corrupt.
         var corruptFiles: [String] = []
         var slices = 0
         var elapsed: Duration = .zero
     }
 
-    private let chunks: [VerifiedExport]
-    private let matcher: KeyMatcher?
+    private let files: [File]
+    private let detection: ExposureDetection
     private let loop: any EventLoop
-    private var chunkIndex = 0
+    private var fileIndex = 0
     private var iterator: ExportKeyIterator?
-    /// The current file's results, added to `outcome` only once the whole file has been read.
-    private var pending = Outcome()
     private var outcome = Outcome()
     private var job: SlicedJob?
 
-    /// `matcher` nil: there are no sightings, so only revocations are looked for.
-    init(chunks: [VerifiedExport], matcher: KeyMatcher?, loop: any EventLoop) {
-        self.chunks = chunks
-        self.matcher = matcher
+    init(files: [File], detection: ExposureDetection, loop: any EventLoop) {
+        self.files = files
+        self.detection = detection
         self.loop = loop
     }
 
@@ -52,51 +48,39 @@ final class BatchMatchJob {
         })
     }
 
+    /// Stops; a file half read is taken back.
     func cancel() {
         job?.cancel()
         job = nil
+        if iterator != nil { detection.abandonFile() }
+        iterator = nil
     }
 
     /// One key, or the move to the next file.
     private func step() -> SliceResult {
-        if iterator == nil {
-            guard chunkIndex < chunks.count else { return .done }
-            iterator = chunks[chunkIndex].makeKeyIterator()
-            pending = Outcome()
-        }
         do {
-            if let next = try iterator!.next() {
-                examine(next.key, list: next.list)
+            if iterator == nil {
+                guard fileIndex < files.count else { return .done }
+                detection.beginFile(files[fileIndex].name)
+                iterator = try files[fileIndex].export.makeKeyIterator()
+            }
+            if let next = try iterator?.next() {
+                detection.consider(next.key)
             } else {
-                outcome.matched += pending.matched
-                outcome.revoked += pending.revoked
-                outcome.keys += pending.keys
-                outcome.skippedRecords += iterator!.skipped.total
-                nextChunk()
+                detection.endFile()
+                nextFile()
             }
         } catch {
-            let export = chunks[chunkIndex]
-            outcome.corruptFiles.append("\(export.batch.batch) file \(export.batch.number): \(error)")
-            nextChunk()
+            detection.abandonFile()
+            let file = files[fileIndex]
+            outcome.corruptFiles.append("\(file.name) (file \(file.export.batch.number) of \(file.export.batch.batch)): \(error)")
+            nextFile()
         }
         return .more
     }
 
-    private func nextChunk() {
+    private func nextFile() {
         iterator = nil
-        chunkIndex += 1
-    }
-
-    private func examine(_ key: DiagnosisKey, list: ExportKeyList) {
-        pending.keys += 1
-        if key.reportType == .revoked {
-            // Validation admits revoked keys only in revised_keys.
-            pending.revoked.append((ExposureID(key: key.tek), UTCDay(key.tek.rollingStart)))
-            return
-        }
-        guard let matcher else { return }
-        let hits = matcher.match(key)
-        guard !hits.isEmpty, let matched = MatchedKey(key: key, hits: hits, sightings: matcher.sightings) else { return }
-        pending.matched.append((key, matched))
+        fileIndex += 1
     }
 }

@@ -41,7 +41,7 @@ final class CurlLibrary {
 
     /// Loads and initialises libcurl; the error names what is missing (`apt install libcurl4`).
     init() throws(HTTPClient.Failure) {
-        guard let handle = dlopen(Self.soname, RTLD_NOW | RTLD_LOCAL) else {
+        guard let handle = Self.open() else {
             let reason = dlerror().map { String(cString: $0) } ?? "not found"
             throw .transport("cannot load \(Self.soname) (install libcurl4): \(reason)")
         }
@@ -77,6 +77,18 @@ final class CurlLibrary {
     deinit {
         globalCleanup()
         dlclose(handle)
+    }
+
+    /// dlopen, with GnuTLS's implicit initialisation turned off for the duration. Debian's libcurl4 does its TLS
+    /// with OpenSSL, but drags in GnuTLS through librtmp and libldap, whose load-time constructor initialises
+    /// it anyway (~0.7 MB resident, for protocols the transfers never allow). The variable is GnuTLS's
+    /// documented switch; it is set only around the call, so no spawned command inherits it.
+    private static func open() -> UnsafeMutableRawPointer? {
+        let variable = "GNUTLS_NO_IMPLICIT_INIT"
+        let wasSet = getenv(variable) != nil
+        if !wasSet { setenv(variable, "1", 0) }
+        defer { if !wasSet { unsetenv(variable) } }
+        return dlopen(soname, RTLD_NOW | RTLD_LOCAL)
     }
 
     /// Whether libcurl is mapped into this process now (for tests and `status`).

@@ -1,5 +1,6 @@
 import CCurl
 import EventLoop
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,17 +12,25 @@ import Glibc
 /// watched descriptor and a timer, never the radio. Proxies come from the usual environment variables
 /// (`https_proxy`, `no_proxy`), which libcurl reads itself; certificates from the system CA store or a
 /// configured CA file.
+///
+/// Every transfer is bounded: its size, its total time, a minimum rate, and its redirects, which are
+/// followed here rather than by libcurl so that each can be checked — same scheme, host and port as the
+/// request, never another server and never a local file. A body goes to memory (`get`, for listings) or
+/// straight to a file descriptor (`download`, for exports), so memory never depends on what a server sends.
 public final class HTTPClient {
     public struct Request: Sendable {
         public var url: String
         /// A response larger than this is aborted: a key server cannot fill the SD card or the memory.
         public var maximumBytes: Int
         public var connectTimeout: Duration = .seconds(20)
-        /// The whole transfer, connection included: generous, since a 32 MiB file over a weak link takes minutes.
-        public var timeout: Duration = .seconds(1800)
-        /// A transfer that receives nothing for this long is abandoned: a stalled server costs little time
-        /// even when the total timeout is long.
-        public var stallTimeout: Duration = .seconds(60)
+        /// The whole transfer, connection included (each redirect hop starts it again).
+        public var timeout: Duration = .seconds(3600)
+        /// A transfer that moves fewer than `minimumRate` bytes a second for `minimumRateWindow` is abandoned:
+        /// a server dripping a byte a second costs the window, not the total timeout.
+        public var minimumRate: Int = 1
+        public var minimumRateWindow: Duration = .seconds(60)
+        /// Redirects followed (each within the request's origin) before the transfer is refused.
+        public var maximumRedirects: Int = 5
         /// PEM file of trusted CAs instead of the system store (e.g. a health authority's own CA).
         public var caFile: String?
 
@@ -35,13 +44,39 @@ public final class HTTPClient {
     public enum Failure: Error, Equatable, CustomStringConvertible {
         case tooLarge(limit: Int)
         case httpStatus(Int)
+        /// The network or the connection failed: refused, reset, timed out, too slow, cut short.
         case transport(String)
+        /// A redirect away from the request's scheme, host and port (or to a local file).
+        case redirectRefused(to: String)
+        case tooManyRedirects(limit: Int)
+        /// A URL libcurl cannot use at all (malformed, or a scheme it does not speak).
+        case badURL(String)
+        /// The body could not be written to its file (a full disk): a local problem, not the server's.
+        case localWrite(String)
 
         public var description: String {
             switch self {
             case .tooLarge(let limit): "response larger than \(limit) bytes, aborted"
             case .httpStatus(let code): "HTTP status \(code)"
             case .transport(let text): text
+            case .redirectRefused(let url): "redirect to \(url) refused: only the same scheme, host and port are followed"
+            case .tooManyRedirects(let limit): "more than \(limit) redirects"
+            case .badURL(let text): "unusable URL: \(text)"
+            case .localWrite(let text): "cannot write the download: \(text)"
+            }
+        }
+    }
+
+    /// Where a body goes, and what was received.
+    fileprivate enum Sink {
+        case memory([UInt8])
+        /// A file opened for writing; bytes are written at their offset, so a redirect starts again at 0.
+        case file(descriptor: Int32, path: String, written: Int)
+
+        var count: Int {
+            switch self {
+            case .memory(let bytes): bytes.count
+            case .file(_, _, let written): written
             }
         }
     }
@@ -49,17 +84,28 @@ public final class HTTPClient {
     /// A transfer in flight; `cancel()` drops it without calling its completion.
     public final class Transfer {
         fileprivate let easy: UnsafeMutableRawPointer
+        /// libcurl's getinfo, for the write callback (a C function, which cannot capture it).
+        fileprivate let getinfo: enb_curl_easy_getinfo_fn
         fileprivate let request: Request
-        fileprivate var body: [UInt8] = []
+        fileprivate let origin: URLOrigin?
+        fileprivate var url: String
+        fileprivate var redirects = 0
+        fileprivate var sink: Sink
         fileprivate var overflowed = false
+        fileprivate var writeError: SystemError?
         /// libcurl's own words for a failure ("SSL certificate problem: …"), more telling than its error code's.
         fileprivate let errorText = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
-        fileprivate let completion: (Result<[UInt8], Failure>) -> Void
+        fileprivate let completion: (Result<Sink, Failure>) -> Void
         fileprivate weak var client: HTTPClient?
 
-        fileprivate init(easy: UnsafeMutableRawPointer, request: Request, completion: @escaping (Result<[UInt8], Failure>) -> Void) {
+        fileprivate init(easy: UnsafeMutableRawPointer, getinfo: enb_curl_easy_getinfo_fn, request: Request,
+                         sink: Sink, completion: @escaping (Result<Sink, Failure>) -> Void) {
             self.easy = easy
+            self.getinfo = getinfo
             self.request = request
+            origin = URLOrigin(request.url)
+            url = request.url
+            self.sink = sink
             self.completion = completion
             errorText.initialize(to: 0)
         }
@@ -67,6 +113,41 @@ public final class HTTPClient {
         deinit { errorText.deallocate() }
 
         public func cancel() { client?.finish(self, with: nil) }
+
+        /// Takes `count` bytes at `data`; false to abort the transfer.
+        fileprivate func receive(_ data: UnsafeRawBufferPointer) -> Bool {
+            guard sink.count + data.count <= request.maximumBytes else {
+                overflowed = true
+                return false
+            }
+            switch sink {
+            case .memory(var bytes):
+                sink = .memory([])  // keeps `bytes` uniquely referenced while it grows
+                bytes.append(contentsOf: data)
+                sink = .memory(bytes)
+            case .file(let fd, let path, let written):
+                do {
+                    try Posix.write(data, to: fd, at: written, path: path)
+                } catch {
+                    writeError = error
+                    return false
+                }
+                sink = .file(descriptor: fd, path: path, written: written + data.count)
+            }
+            return true
+        }
+
+        /// Forgets a redirect's body: the next hop's starts from nothing.
+        fileprivate func restart(at url: String) {
+            self.url = url
+            redirects += 1
+            switch sink {
+            case .memory: sink = .memory([])
+            case .file(let fd, let path, _):
+                _ = ftruncate(fd, 0)
+                sink = .file(descriptor: fd, path: path, written: 0)
+            }
+        }
     }
 
     private let loop: any EventLoop
@@ -146,9 +227,45 @@ public final class HTTPClient {
 
     public var activeTransfers: Int { transfers.count }
 
-    /// Starts a GET; `completion` runs on the loop with the body or the reason it failed.
+    /// Lets go of libcurl now if no transfer is under way, rather than after `idleUnload`: for a caller about
+    /// to spend a while on other work (checking and matching a large export), whose peak memory should not
+    /// be libcurl's and its own at once. The next transfer loads it again.
+    public func unloadIfIdle() {
+        guard transfers.isEmpty, curl != nil else { return }
+        if let idleTimer { loop.cancel(idleTimer) }
+        // On the next turn, not now: the caller may be inside a transfer's completion, with libcurl's
+        // message loop still to return to.
+        idleTimer = loop.schedule(after: .zero) { [weak self] in
+            guard let self else { return }
+            self.idleTimer = nil
+            if self.transfers.isEmpty { self.unload() }
+        }
+    }
+
+    /// Starts a GET whose body is kept in memory (a listing); `completion` runs on the loop with the body
+    /// or the reason it failed.
     @discardableResult
     public func get(_ request: Request, completion: @escaping (Result<[UInt8], Failure>) -> Void) -> Transfer? {
+        start(request, sink: .memory([])) { result in
+            completion(result.map { sink in
+                if case .memory(let bytes) = sink { return bytes }
+                return []
+            })
+        }
+    }
+
+    /// Starts a GET whose body is written to `descriptor` (an empty file opened for writing; `path` names it in
+    /// errors); `completion` runs on the loop with the number of bytes written or the reason it failed. The
+    /// file holds the body only after success.
+    @discardableResult
+    public func download(_ request: Request, to descriptor: Int32, path: String,
+                         completion: @escaping (Result<Int, Failure>) -> Void) -> Transfer? {
+        start(request, sink: .file(descriptor: descriptor, path: path, written: 0)) { result in
+            completion(result.map(\.count))
+        }
+    }
+
+    private func start(_ request: Request, sink: Sink, completion: @escaping (Result<Sink, Failure>) -> Void) -> Transfer? {
         let library: CurlLibrary, multi: UnsafeMutableRawPointer
         do { (library, multi) = try session() } catch {
             loop.schedule(after: .zero) { completion(.failure(error)) }
@@ -158,41 +275,40 @@ public final class HTTPClient {
             loop.schedule(after: .zero) { completion(.failure(.transport("libcurl could not create a transfer"))) }
             return nil
         }
-        let transfer = Transfer(easy: easy, request: request, completion: completion)
+        let transfer = Transfer(easy: easy, getinfo: library.easyGetinfo, request: request, sink: sink,
+                                completion: completion)
         transfer.client = self
-        enb_curl_easy_setopt_ptr(library.easySetopt, easy, CURLOPT_URL, request.url)
-        enb_curl_easy_setopt_ptr(library.easySetopt, easy, CURLOPT_USERAGENT, userAgent)
-        enb_curl_easy_setopt_ptr(library.easySetopt, easy, CURLOPT_PROTOCOLS_STR, "http,https,file")
-        // A redirect may keep the scheme or upgrade it, never downgrade https or reach a local file.
-        let isHTTPS = request.url.lowercased().hasPrefix("https:")
-        enb_curl_easy_setopt_ptr(library.easySetopt, easy, CURLOPT_REDIR_PROTOCOLS_STR, isHTTPS ? "https" : "http,https")
-        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_FOLLOWLOCATION, 1)
-        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_MAXREDIRS, 5)
+        let set = library.easySetopt
+        enb_curl_easy_setopt_ptr(set, easy, CURLOPT_URL, request.url)
+        enb_curl_easy_setopt_ptr(set, easy, CURLOPT_USERAGENT, userAgent)
+        enb_curl_easy_setopt_ptr(set, easy, CURLOPT_PROTOCOLS_STR, "http,https,file")
+        // Redirects are followed by `collectFinished`, one checked hop at a time.
+        enb_curl_easy_setopt_long(set, easy, CURLOPT_FOLLOWLOCATION, 0)
         // An error status ends the transfer before its body: a 404 page is not worth downloading.
-        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_FAILONERROR, 1)
+        enb_curl_easy_setopt_long(set, easy, CURLOPT_FAILONERROR, 1)
         // No signals: the agent is single-threaded and handles its signals through signalfd.
-        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_NOSIGNAL, 1)
-        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout.milliseconds))
-        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_TIMEOUT_MS, Int(request.timeout.milliseconds))
-        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_LOW_SPEED_LIMIT, 1)
-        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(request.stallTimeout.milliseconds / 1000)))
+        enb_curl_easy_setopt_long(set, easy, CURLOPT_NOSIGNAL, 1)
+        enb_curl_easy_setopt_long(set, easy, CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout.milliseconds))
+        enb_curl_easy_setopt_long(set, easy, CURLOPT_TIMEOUT_MS, Int(request.timeout.milliseconds))
+        enb_curl_easy_setopt_long(set, easy, CURLOPT_LOW_SPEED_LIMIT, max(1, request.minimumRate))
+        enb_curl_easy_setopt_long(set, easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(request.minimumRateWindow.milliseconds / 1000)))
         // The `long` variant, not MAXFILESIZE_LARGE: its curl_off_t is 64 bits even where `long` is 32
         // (32-bit Raspberry Pi OS), and the shim passes a `long`.
-        enb_curl_easy_setopt_long(library.easySetopt, easy, CURLOPT_MAXFILESIZE, request.maximumBytes)
-        enb_curl_easy_setopt_ptr(library.easySetopt, easy, CURLOPT_ERRORBUFFER, transfer.errorText)
-        if let caFile = request.caFile { enb_curl_easy_setopt_ptr(library.easySetopt, easy, CURLOPT_CAINFO, caFile) }
+        enb_curl_easy_setopt_long(set, easy, CURLOPT_MAXFILESIZE, request.maximumBytes)
+        enb_curl_easy_setopt_ptr(set, easy, CURLOPT_ERRORBUFFER, transfer.errorText)
+        if let caFile = request.caFile { enb_curl_easy_setopt_ptr(set, easy, CURLOPT_CAINFO, caFile) }
         // libcurl leaves its sockets inheritable; a notify command spawned meanwhile must not hold them open.
-        enb_curl_easy_setopt_ptr(library.easySetopt, easy, CURLOPT_SOCKOPTFUNCTION, unsafeBitCast(Self.closeOnExec, to: UnsafeRawPointer.self))
-        enb_curl_easy_set_writer(library.easySetopt, easy, { data, size, count, userdata in
+        enb_curl_easy_setopt_ptr(set, easy, CURLOPT_SOCKOPTFUNCTION, unsafeBitCast(Self.closeOnExec, to: UnsafeRawPointer.self))
+        enb_curl_easy_set_writer(set, easy, { data, size, count, userdata in
             guard let data, let userdata else { return 0 }
             let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
             let n = size * count
-            guard transfer.body.count + n <= transfer.request.maximumBytes else {
-                transfer.overflowed = true
-                return 0  // anything but n aborts the transfer
-            }
-            data.withMemoryRebound(to: UInt8.self, capacity: n) { transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
-            return n
+            // A redirect's own body (a "moved" page) is not the file.
+            var status = 0
+            enb_curl_easy_getinfo_long(transfer.getinfo, transfer.easy, CURLINFO_RESPONSE_CODE, &status)
+            if (300..<400).contains(status) { return n }
+            // Anything but n aborts the transfer.
+            return transfer.receive(UnsafeRawBufferPointer(start: data, count: n)) ? n : 0
         }, Unmanaged.passUnretained(transfer).toOpaque())
         transfers[easy] = transfer
         guard library.multiAddHandle(multi, easy) == CURLM_OK else {
@@ -267,31 +383,68 @@ public final class HTTPClient {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                   let transfer = transfers[easy] else { continue }
             let code = message.pointee.data.result
-            finish(transfer, with: outcome(of: transfer, code))
+            switch outcome(of: transfer, code) {
+            case .redirect(let url):
+                follow(transfer, to: url)
+            case .done(let result):
+                finish(transfer, with: result)
+            }
         }
     }
 
-    private func outcome(of transfer: Transfer, _ code: CURLcode) -> Result<[UInt8], Failure> {
+    private enum Outcome {
+        case done(Result<Sink, Failure>)
+        /// A 3xx answer naming where to go next (not yet checked).
+        case redirect(String)
+    }
+
+    private func outcome(of transfer: Transfer, _ code: CURLcode) -> Outcome {
+        if let error = transfer.writeError { return .done(.failure(.localWrite(error.description))) }
         if transfer.overflowed || code == CURLE_FILESIZE_EXCEEDED {
-            return .failure(.tooLarge(limit: transfer.request.maximumBytes))
+            return .done(.failure(.tooLarge(limit: transfer.request.maximumBytes)))
         }
         var status = 0
-        guard let curl else { return .failure(.transport("libcurl was unloaded")) }
+        guard let curl else { return .done(.failure(.transport("libcurl was unloaded"))) }
         enb_curl_easy_getinfo_long(curl.easyGetinfo, transfer.easy, CURLINFO_RESPONSE_CODE, &status)
-        if code == CURLE_HTTP_RETURNED_ERROR { return .failure(.httpStatus(status)) }
+        if code == CURLE_HTTP_RETURNED_ERROR { return .done(.failure(.httpStatus(status))) }
         // A missing file:// file reads as HTTP's 404, so a folder and a server are handled alike.
-        if code == CURLE_FILE_COULDNT_READ_FILE { return .failure(.httpStatus(404)) }
-        guard code == CURLE_OK else {
-            let detail = transfer.errorText.pointee != 0
-                ? String(cString: transfer.errorText) : (curl.easyStrerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)")
-            return .failure(.transport("\(transfer.request.url): \(detail)"))
+        if code == CURLE_FILE_COULDNT_READ_FILE { return .done(.failure(.httpStatus(404))) }
+        let detail = transfer.errorText.pointee != 0
+            ? String(cString: transfer.errorText)
+            : (curl.easyStrerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)")
+        if code == CURLE_URL_MALFORMAT || code == CURLE_UNSUPPORTED_PROTOCOL {
+            return .done(.failure(.badURL("\(transfer.url): \(detail)")))
+        }
+        guard code == CURLE_OK else { return .done(.failure(.transport("\(transfer.url): \(detail)"))) }
+        if (300..<400).contains(status) {
+            var location: UnsafeMutablePointer<CChar>?
+            enb_curl_easy_getinfo_string(curl.easyGetinfo, transfer.easy, CURLINFO_REDIRECT_URL, &location)
+            guard let location else { return .done(.failure(.httpStatus(status))) }
+            return .redirect(String(cString: location))
         }
         // file:// answers 0; HTTP must be 2xx.
-        if status != 0 && !(200..<300).contains(status) { return .failure(.httpStatus(status)) }
-        return .success(transfer.body)
+        if status != 0 && !(200..<300).contains(status) { return .done(.failure(.httpStatus(status))) }
+        return .done(.success(transfer.sink))
     }
 
-    fileprivate func finish(_ transfer: Transfer, with result: Result<[UInt8], Failure>?) {
+    /// The next hop of a redirect, if it stays at the request's origin and within the limit.
+    private func follow(_ transfer: Transfer, to url: String) {
+        guard let origin = transfer.origin, URLOrigin(url) == origin, origin.scheme != "file" else {
+            return finish(transfer, with: .failure(.redirectRefused(to: url)))
+        }
+        guard transfer.redirects < transfer.request.maximumRedirects else {
+            return finish(transfer, with: .failure(.tooManyRedirects(limit: transfer.request.maximumRedirects)))
+        }
+        guard let curl, let multi = multiHandle else { return finish(transfer, with: .failure(.transport("libcurl was unloaded"))) }
+        transfer.restart(at: url)
+        _ = curl.multiRemoveHandle(multi, transfer.easy)
+        enb_curl_easy_setopt_ptr(curl.easySetopt, transfer.easy, CURLOPT_URL, url)
+        guard curl.multiAddHandle(multi, transfer.easy) == CURLM_OK else {
+            return finish(transfer, with: .failure(.transport("libcurl refused the redirect to \(url)")))
+        }
+    }
+
+    fileprivate func finish(_ transfer: Transfer, with result: Result<Sink, Failure>?) {
         guard transfers.removeValue(forKey: transfer.easy) != nil else { return }
         if let curl, let multi = multiHandle {
             _ = curl.multiRemoveHandle(multi, transfer.easy)

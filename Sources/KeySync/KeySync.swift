@@ -8,7 +8,8 @@ import Store
 ///
 /// Runs only with a trusted clock (the agent starts it once the clock is trusted): matching needs today's
 /// date for the embargo and the 14-day window. Without a configured key server it logs that once and stays
-/// idle. Everything happens on the loop; downloads go through `HTTPClient`, matching through slices.
+/// idle. Everything happens on the loop; downloads go through `HTTPClient` into temporary files in the data
+/// directory, verification and matching through slices.
 public final class KeySync: KeyDownloading {
     public private(set) var settings: KeySyncSettings
     public private(set) var status = KeySyncStatus()
@@ -31,8 +32,13 @@ public final class KeySync: KeyDownloading {
                 generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), log: Logger) {
         self.settings = settings
         self.generator = generator
+        let downloads = DownloadFolder(directory: dataDirectory)
         context = SyncRun.Context(loop: loop, http: http, clock: clock, store: store, exposures: exposures,
-                                  notifier: notifier, schedule: schedule, dataDirectory: dataDirectory, log: log)
+                                  notifier: notifier, schedule: schedule, dataDirectory: dataDirectory,
+                                  downloads: downloads, log: log)
+        // Downloads a crash or a power cut left behind: their run is over, and they may be large.
+        let stale = downloads.removeStale()
+        if stale > 0 { log.info("key sync: removed \(stale) download(s) left by an earlier run") }
         loadCursor()
         refreshStatus()
     }

@@ -3,22 +3,26 @@ import Agent
 extension RetryPolicy {
     /// What to do about a failed download.
     enum Verdict: Equatable {
-        /// Worth another try: the network or the server may recover (transport errors, connections dropped
-        /// mid-file, 5xx, 408, 429).
+        /// Worth another try: the network or the server may recover (transport errors — refused, reset, timed
+        /// out, too slow, cut short — and 5xx, 408, 429).
         case retry
-        /// This file will not come: skip it and move on (gone: 404/410; larger than the cap).
+        /// This file will not come, or must not: skip it, log it once, move the cursor past it (gone, refused
+        /// by a limit, an unusable URL, any other 4xx).
         case skipFile
-        /// Neither: stop the run; the next period starts again from the same cursor.
+        /// Neither: stop the run; the next period starts again from the same cursor (the listing failed, or
+        /// the disk did).
         case stopRun
     }
 
     static func verdict(for failure: HTTPClient.Failure, isListing: Bool) -> Verdict {
         switch failure {
-        case .transport: return .retry
-        case .tooLarge: return isListing ? .stopRun : .skipFile
-        case .httpStatus(let code):
-            if code >= 500 || code == 408 || code == 429 { return .retry }
-            if !isListing && (code == 404 || code == 410) { return .skipFile }
+        case .transport:
+            return .retry
+        case .httpStatus(let code) where code >= 500 || code == 408 || code == 429:
+            return .retry
+        case .httpStatus, .tooLarge, .redirectRefused, .tooManyRedirects, .badURL:
+            return isListing ? .stopRun : .skipFile
+        case .localWrite:
             return .stopRun
         }
     }

@@ -3,12 +3,22 @@ import Store
 import SystemIO
 
 /// What has been processed already, so a sync downloads only what is new (`DATA/keysync`, 0600, written
-/// atomically after every processed file).
+/// atomically once at the end of each run: one fsync per sync, however many files it processed).
 ///
 /// For an index: the last index line processed. For Corona-Warn-App: the days processed, forgotten once the
-/// server no longer lists them. Both belong to one server: a cursor made with another is ignored.
+/// server no longer lists them. Both belong to one server: a cursor made with another is ignored. A run cut
+/// short before its end (power cut) downloads again what it had processed; exposures are not duplicated.
+///
+/// It also remembers the entry the last runs stopped on, when its download kept failing (network, 5xx), so
+/// that after `sync.give_up_after_runs` such runs the entry is skipped instead of wedging every sync.
 public struct SyncCursor: Equatable, Sendable {
     public static let fileName = "keysync"
+
+    /// An entry whose retries ran out, and in how many runs in a row.
+    public struct Failing: Equatable, Sendable {
+        public var entry: String
+        public var runs: Int
+    }
 
     /// `KeyServer.identity` of the server this cursor belongs to.
     public var server: String
@@ -16,17 +26,9 @@ public struct SyncCursor: Equatable, Sendable {
     public var processedDays: Set<String> = []
     /// Unix seconds of the last sync that went through to its end.
     public var lastSuccess: Int64?
+    public var failing: Failing?
 
     public init(server: String) { self.server = server }
-
-    /// Index lines after `lastLine`. When `lastLine` is no longer listed (aged out, or the server started
-    /// over), every line is new and `cursorLost` says so: downloading again costs bandwidth, while
-    /// guessing which lines are newer could skip keys. Exposures are not duplicated either way.
-    func pendingLines(in lines: [String]) -> (lines: [String], cursorLost: Bool) {
-        guard let lastLine else { return (lines, false) }
-        guard let index = lines.lastIndex(of: lastLine) else { return (lines, true) }
-        return (Array(lines[(index + 1)...]), false)
-    }
 
     /// Listed days not processed yet.
     func pendingDays(in days: [String]) -> [String] {
@@ -61,6 +63,7 @@ public struct SyncCursor: Equatable, Sendable {
         if let lastLine { lines.append("last_line \(lastLine)") }
         lines += processedDays.sorted().map { "day \($0)" }
         if let lastSuccess { lines.append("last_success \(lastSuccess)") }
+        if let failing { lines.append("failing \(failing.runs) \(failing.entry)") }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -75,6 +78,9 @@ public struct SyncCursor: Equatable, Sendable {
             case "last_line": cursor.lastLine = value
             case "day": cursor.processedDays.insert(value)
             case "last_success": cursor.lastSuccess = Int64(value)
+            case "failing":
+                guard let space = value.firstIndex(of: " "), let runs = Int(value[..<space]) else { continue }
+                cursor.failing = Failing(entry: String(value[value.index(after: space)...]), runs: runs)
             default: continue
             }
         }

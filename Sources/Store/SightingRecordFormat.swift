@@ -11,7 +11,7 @@ import ENCore
 ///     entry:    0  RPI                        16 bytes, as broadcast
 ///              16  AEM                         4 bytes, as broadcast
 ///              20  age                        UInt16  record time − first seen, seconds
-///              22  RSSI max                   Int8
+///              22  RSSI max                   Int8    127 (SignalStrength.notAvailable) in both: no RSSI
 ///              23  RSSI mean                  Int8
 ///              24  reports                    UInt16
 ///              26  seconds since prev. scan   UInt16
@@ -51,8 +51,8 @@ enum SightingRecordFormat {
             s.rpi.withUnsafeBytes { payload.append(contentsOf: $0) }
             payload += s.aem.bytes
             payload.appendLittleEndian(UInt16(time - s.firstSeen))
-            payload.append(UInt8(bitPattern: s.rssiMax))
-            payload.append(UInt8(bitPattern: s.rssiMean))
+            payload.append(UInt8(bitPattern: s.signal?.max ?? SignalStrength.notAvailable))
+            payload.append(UInt8(bitPattern: s.signal?.mean ?? SignalStrength.notAvailable))
             payload.appendLittleEndian(s.reports)
             payload.appendLittleEndian(s.secondsSincePreviousScan)
         }
@@ -89,8 +89,7 @@ enum SightingRecordFormat {
                     // The AEM's word holds its bytes in memory order, exactly as stored.
                     aem: AssociatedEncryptedMetadata(word: raw.loadUnaligned(fromByteOffset: at + 16, as: UInt32.self)),
                     firstSeen: time - Int64(raw.littleEndian(UInt16.self, at: at + 20)),
-                    rssiMax: Int8(bitPattern: raw[at + 22]),
-                    rssiMean: Int8(bitPattern: raw[at + 23]),
+                    signal: SignalStrength(storedMax: Int8(bitPattern: raw[at + 22]), mean: Int8(bitPattern: raw[at + 23])),
                     reports: Int(raw.littleEndian(UInt16.self, at: at + 24)),
                     secondsSincePreviousScan: Int(raw.littleEndian(UInt16.self, at: at + 26)))
             }

@@ -22,6 +22,7 @@ public enum Posix {
         if let failure { throw failure }
     }
 
+    /// Writes all of `bytes` at `offset`.
     public static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32, at offset: Int, path: String) throws(SystemError) {
         var done = 0
         while done < bytes.count {
@@ -76,6 +77,21 @@ public enum Posix {
             if n >= 0 { return n }
             if errno != EINTR { throw .last("pread", path) }
         }
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset` (pread); fewer only at the end of the file, 0 past it.
+    public static func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int,
+                                  path: String) throws(SystemError) -> Int {
+        guard buffer.count > 0 else { return 0 }
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw .last("pread", path) }
+            if n == 0 { break }
+            done += n
+        }
+        return done
     }
 
     /// Reads the whole file behind `fd`. With `skippingUnreadableBlocks`, a 4 KiB block the device

@@ -164,11 +164,11 @@ enum BenchCommand {
             let keyCount = verified.header.keyRecordCount
 
             let (sightings, planted) = benchSightings(keys: keyCount, sightings: sightingCount, schedule: schedule)
-            let matching = ExportMatching(matcher: KeyMatcher(sightings: sightings, now: benchNow, schedule: schedule))
+            let detection = ExposureDetection(matcher: KeyMatcher(sightings: sightings, now: benchNow, schedule: schedule))
             let matchStart = monotonicSeconds()
-            let skipped = try matching.match(verified, name: path)
+            let skipped = try detection.consider(verified, name: path)
             let matchingTime = monotonicSeconds() - matchStart
-            let matched = matching.matched.count
+            let matched = detection.matched.count
 
             var usage = rusage()
             getrusage(RUSAGE_SELF.rawValue, &usage)

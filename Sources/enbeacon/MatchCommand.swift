@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// `enbeacon match`: offline exposure detection, what the agent does after a key download, on files —
-/// export files (verified), stored sightings as JSON lines, and a risk configuration.
+/// export files (verified), stored sightings as JSON lines, and a risk configuration. The keys go through
+/// the agent's own pipeline (`ExposureDetection`), so both report the same matches and exposures.
 enum MatchCommand {
     static let help = """
         usage: enbeacon match --export FILE [--export FILE | FILE]... --sightings FILE.jsonl
@@ -31,15 +32,17 @@ enum MatchCommand {
                                {"rpi":HEX,"aem":HEX,"rssi":INT,"time":UNIX}
                                optional: rssiMax, reports, secondsSincePreviousScan (0 = unknown,
                                scored as 2 minutes); other members ignored; a bad line is an error
-                               naming its number.
+                               naming its number. "rssi":null (or 127) is a sighting without RSSI:
+                               kept, at attenuation 255 (the farthest), as the agent keeps it.
           --config RISK.json   risk v1 configuration in Apple's sample shape (minimumRiskScore,
                                attenuationDurationThresholds, …LevelValues); if the same document
                                also has attenuationThresholds, it is read as the v2 configuration
                                too. Default: the agent's (SPEC §5's v1, the documented v2 weights).
           --now UNIX           the time to match at (embargo, 14-day window, days since exposure);
                                default: now.
-          --json               one JSON document: exports, sightings, statistics, matchedKeys,
-                               exposuresV1, dailySummariesV2.
+          --json               one JSON document: exports, sightings, statistics, matchedKeys (each
+                               with its exposure id), exposuresV1, exposures (the records the agent
+                               stores: one per key, v1 and v2 scored), dailySummariesV2.
         Text: the exports and sightings read, matcher statistics, then
           matched keys:   KEY16HEX rsin N (ISO) period P trl T report TYPE onset D sightings N
           exposures v1:   DATE duration M min, attenuation A dB, attenuation durations a/b/c min,
@@ -102,7 +105,7 @@ enum MatchCommand {
         let now = request.now ?? currentUnixSeconds()
         let schedule: KeySchedule
         do { schedule = try KeySchedule() } catch { throw CommandFailure("\(error)") }
-        let matching = ExportMatching(matcher: KeyMatcher(sightings: sightings, now: now, schedule: schedule))
+        let detection = ExposureDetection(matcher: KeyMatcher(sightings: sightings, now: now, schedule: schedule))
 
         var summaries: [ExportSummary] = []
         if let trusted {
@@ -121,7 +124,7 @@ enum MatchCommand {
                 case .complete(let files):
                     for (file, index) in files {
                         do {
-                            summaries[index].skipped = try matching.match(file, name: summaries[index].path)
+                            summaries[index].skipped = try detection.consider(file, name: summaries[index].path)
                         } catch {
                             throw CommandFailure("\(summaries[index].path): \(error)")
                         }
@@ -137,7 +140,7 @@ enum MatchCommand {
             for path in request.exports {
                 let file = try ExportCommand.open(path)
                 do {
-                    let (header, skipped) = try matching.matchUnverified(file, name: path)
+                    let (header, skipped) = try detection.considerUnverified(file, name: path)
                     summaries.append(ExportSummary(path: path, header: header, verifiedBy: [], skipped: skipped))
                 } catch {
                     throw CommandFailure("\(path): \(error)")
@@ -145,15 +148,17 @@ enum MatchCommand {
             }
         }
 
-        let matched = matching.matched
-        let keys = matched.map(matching.matchedKey)
+        let matched = detection.matched
+        let keys = matched.map(\.matchedKey)
         let today = UTCDay(unixSeconds: now)
         let exposures = keys.flatMap { RiskScoringV1.exposures(to: $0, configuration: v1, evaluationDay: today) }
             .enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)
         let daily = RiskScoringV2.dailySummaries(of: keys, configuration: v2)
+        let records = detection.exposures(v1: v1, v2: v2, today: today, detectedAt: now)
         let report = Report(request: request, now: now, exports: summaries, sightingCount: sightings.count,
-                            statistics: matching.matcher.statistics, revocations: matching.revocations,
-                            matched: matched, exposures: exposures, daily: daily)
+                            statistics: detection.matcher?.statistics ?? KeyMatcher.Statistics(),
+                            revocations: detection.revocations, matched: matched, exposures: exposures, daily: daily,
+                            records: records)
         out.write(request.json ? report.json + "\n" : report.text)
     }
 
@@ -191,9 +196,11 @@ extension MatchCommand {
         let sightingCount: Int
         let statistics: KeyMatcher.Statistics
         let revocations: Int
-        let matched: [ExportMatching.Match]
+        let matched: [ExposureDetection.Match]
         let exposures: [ExposureV1]
         let daily: [DailySummary]
+        /// The exposures as the agent records them (one per matched key).
+        let records: [Exposure]
 
         var text: String {
             var lines: [String] = []
@@ -264,6 +271,7 @@ extension MatchCommand {
             o.raw("statistics", s.text)
             o.raw("matchedKeys", JSON.array(matched.map { m in
                 var k = KeyPresentation.json(m.key)
+                k.string("id", m.id.hex)
                 k.string("file", m.file)
                 k.integer("sightings", m.hits.count)
                 return k.text
@@ -279,6 +287,7 @@ extension MatchCommand {
                 x.string("reportType", e.reportType.description)
                 return x.text
             }))
+            o.raw("exposures", JSON.array(records.map(\.json)))
             o.raw("dailySummariesV2", JSON.array(daily.map { d in
                 var x = JSONObject()
                 x.string("date", d.date.description)

@@ -4,8 +4,8 @@ import ENCore
 ///
 ///     {"rpi":"<32 hex>","aem":"<8 hex>","rssi":-62,"time":1643200000}
 ///
-/// with `rssi` in dBm (−128…127; 127 means "not measured", as the store records it) and `time` in Unix
-/// seconds. Optional members, for scans the store recorded in full: `rssiMax` (the strongest report,
+/// with `rssi` in dBm (−127…+20 are real readings; `null`, or 127 as the store writes it, is a sighting
+/// without RSSI: see `SignalStrength`) and `time` in Unix seconds. Optional members, for scans the store recorded in full: `rssiMax` (the strongest report,
 /// default `rssi`), `reports` (default 1) and `secondsSincePreviousScan` (default 0, "unknown", which
 /// risk scoring counts as 2 minutes). Other members are ignored; blank lines are skipped. The file is read
 /// 64 KiB at a time, lines of at most 64 KiB.
@@ -60,13 +60,16 @@ enum SightingsFile {
         guard let aem = AssociatedEncryptedMetadata(hex: aemText) else {
             throw Problem("aem: expected 8 hex digits, got \"\(aemText)\"")
         }
-        let rssi = try integer(members, "rssi", in: Int64(Int8.min)...Int64(Int8.max))
+        let rssi: Int64? = members["rssi"] == .null
+            ? nil : try integer(members, "rssi", in: Int64(Int8.min)...Int64(Int8.max))
         let time = try integer(members, "time", in: 0...maxTime)
-        let rssiMax = try integer(members, "rssiMax", in: Int64(Int8.min)...Int64(Int8.max), default: rssi)
+        let rssiMax = try integer(members, "rssiMax", in: Int64(Int8.min)...Int64(Int8.max),
+                                  default: rssi ?? Int64(SignalStrength.notAvailable))
         let reports = try integer(members, "reports", in: 1...Int64(UInt16.max), default: 1)
         let gap = try integer(members, "secondsSincePreviousScan", in: 0...Int64(UInt16.max), default: 0)
-        return Sighting(rpi: rpi, aem: aem, firstSeen: time, rssiMax: Int8(rssiMax), rssiMean: Int8(rssi),
-                        reports: Int(reports), secondsSincePreviousScan: Int(gap))
+        let signal = rssi.flatMap { SignalStrength(storedMax: Int8(rssiMax), mean: Int8($0)) }
+        return Sighting(rpi: rpi, aem: aem, firstSeen: time, signal: signal, reports: Int(reports),
+                        secondsSincePreviousScan: Int(gap))
     }
 
     private static func integer(_ members: [String: JSONValue], _ name: String, in range: ClosedRange<Int64>,

@@ -25,7 +25,7 @@ import TestSupport
         #expect(configuration[.notifyCommand] == "logger -t enbeacon exposure")
         #expect(configuration.source(of: .syncIntervalHours) == .file)
         // Defaults for everything the file leaves out.
-        #expect(configuration.integer(.syncMaxFileBytes) == 32 << 20)
+        #expect(configuration.integer(.syncMaxFileBytes) == 256 << 20)
         #expect(configuration[.keyServerKeyVersion] == "v1")
         #expect(configuration.optional(.keyServerCAFile) == nil)
         #expect(configuration.source(of: .matchBatchKeys) == .default)
@@ -60,7 +60,7 @@ import TestSupport
          "line 1: keyserver.index_url: expected an http://, https:// or file:// URL, or empty, got 'ftp://x/index.txt'"),
         ("keyserver.country = de", "line 1: keyserver.country: expected 2 or 3 capital letters, got 'de'"),
         ("match.batch_keys = 0", "line 1: match.batch_keys: expected 1-100000, got '0'"),
-        ("sync.max_file_bytes = 1024", "line 1: sync.max_file_bytes: expected 65536-268435456, got '1024'"),
+        ("sync.max_file_bytes = 1024", "line 1: sync.max_file_bytes: expected 65536-2147483647, got '1024'"),
         ("keyserver.key_id = 2 6 2",
          "line 1: keyserver.key_id: expected letters, digits, '-', '_' and '.', or empty, got '2 6 2'"),
         ("just words", "line 1: expected 'key = value', got 'just words'"),

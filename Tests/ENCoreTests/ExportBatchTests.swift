@@ -57,7 +57,7 @@ import Testing
 
     @Test func verifiedExportsCollectByTheirOwnPosition() throws {
         let signer = ExportTestSigner()
-        var collector = BatchCollector<VerifiedExport>()
+        var collector = BatchCollector<VerifiedExportFile>()
         var outcomes: [Int] = []
         for num: Int32 in [2, 1] {
             var file = ExportTestFile(batchNum: num, batchSize: 2, keys: [.random()])

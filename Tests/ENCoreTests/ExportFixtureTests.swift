@@ -84,10 +84,10 @@ struct ExportFixtureTests {
         let entry = try Self.manifestEntry(fixture.file)
         let zipBytes = try Self.bytes(fixture.file)
         #expect(ExportTestDigest.sha256Hex(zipBytes) == entry["sha256"] as? String)
-        let names = try ZipArchive(zipBytes).entries.map(\.name).sorted()
+        let names = try TestZip(zipBytes).entries.map(\.name).sorted()
         #expect(names == (entry["zip_entries"] as? [String])?.sorted())
 
-        let archive = try ExportArchive(zip: zipBytes)
+        let archive = try TestExport(zip: zipBytes)
         #expect(archive.exportBin.count == entry["export_bin_size"] as? Int)
         #expect(ExportTestDigest.sha256Hex(archive.exportBin) == entry["export_bin_sha256"] as? String)
 
@@ -116,7 +116,7 @@ struct ExportFixtureTests {
 
     @Test(arguments: cases)
     func verdictIsTheReadmes(_ fixture: Case) throws {
-        let archive = try ExportArchive(zip: try Self.bytes(fixture.file))
+        let archive = try TestExport(zip: try Self.bytes(fixture.file))
         let header = try archive.header()
         switch fixture.verdict {
         case .verifies(let pem):
@@ -136,7 +136,7 @@ struct ExportFixtureTests {
     /// A wrong key under the right name: the signature check itself must fail.
     @Test(arguments: cases)
     func everyOtherKeyInTheFolderFailsToVerify(_ fixture: Case) throws {
-        let archive = try ExportArchive(zip: try Self.bytes(fixture.file))
+        let archive = try TestExport(zip: try Self.bytes(fixture.file))
         let header = try archive.header()
         let id = header.signatureInfos[0].keyID
         let expectedPEM: String? = if case .verifies(let pem) = fixture.verdict { pem } else { nil }
@@ -151,14 +151,14 @@ struct ExportFixtureTests {
     }
 
     /// Rejected files still decode: re-signed by a test key (same key id), their keys are the manifest's.
-    /// This is the only way to read their keys, which is the point of `VerifiedExport`.
+    /// This is the only way to read their keys, which is the point of `VerifiedExportFile`.
     @Test(arguments: cases.filter { if case .rejected = $0.verdict { true } else { false } })
     func rejectedFilesDecodeOnceResigned(_ fixture: Case) throws {
-        let original = try ExportArchive(zip: try Self.bytes(fixture.file))
+        let original = try TestExport(zip: try Self.bytes(fixture.file))
         let header = try original.header()
         let signer = ExportTestSigner()
         let signature = signer.sign(original.exportBin)
-        let resigned = ExportArchive(
+        let resigned = TestExport(
             exportBin: original.exportBin,
             exportSig: ExportTestFile.exportSig(header.signatureInfos.map { ($0, signature) }))
         let verified = try signer.keyring(for: header.signatureInfos[0].keyID).verify(resigned)
@@ -173,7 +173,7 @@ struct ExportFixtureTests {
     }
 
     @Test func productionKeyDoesNotVerifyTheDevelopmentFile() throws {
-        let archive = try ExportArchive(zip: try Self.bytes("cwa-app-android/keys.bin.zip"))
+        let archive = try TestExport(zip: try Self.bytes("cwa-app-android/keys.bin.zip"))
         let keyring = try Self.keyring(pem: "cwa-app-android/public_key_de.rki.coronawarnapp-PROD.pem",
                                        header: try archive.header())
         #expect(throws: ExportError.signatureInvalid(VerificationKeyID(id: "262", version: "v1"))) {
@@ -184,7 +184,7 @@ struct ExportFixtureTests {
     /// batch 1 of 7: even if it verified, its keys would wait for six more files.
     @Test func dutchFileIsAnIncompleteBatch() throws {
         for file in ["nl-coronamelder-android/export-no-sig.zip", "nl-coronamelder-android/export-incorrect-sig.zip"] {
-            let header = try ExportArchive(zip: try Self.bytes(file)).header()
+            let header = try TestExport(zip: try Self.bytes(file)).header()
             let position = try #require(BatchPosition(header: header))
             var collector = BatchCollector<String>()
             guard case .waiting(received: 1, of: 7) = collector.add(file, at: position) else {
@@ -197,7 +197,7 @@ struct ExportFixtureTests {
 
     @Test func rollingPeriodAbsentMeans144() throws {
         let file = "google-en-internals/sample_diagnosis_key_file.zip"
-        let archive = try ExportArchive(zip: try Self.bytes(file))
+        let archive = try TestExport(zip: try Self.bytes(file))
         let verified = try Self.keyring(pem: "google-en-internals/public_key_310-v1.pem",
                                         header: try archive.header()).verify(archive)
         var periods = Set<UInt32>()
@@ -215,7 +215,7 @@ struct ExportFixtureTests {
                       signatureAlgorithm: json["signature_algorithm"] as? String ?? "")
     }
 
-    static func expectKeysMatchManifest(_ verified: VerifiedExport, file: String) throws {
+    static func expectKeysMatchManifest(_ verified: VerifiedExportFile, file: String) throws {
         let entry = try manifestEntry(file)
         var first: DiagnosisKey?
         var last: DiagnosisKey?

@@ -7,15 +7,15 @@ import Testing
     let signer = ExportTestSigner()
 
     /// export.bin from raw protobuf bytes after the magic.
-    static func header(ofMessage message: [UInt8]) throws(ExportError) -> ExportHeader {
-        try ExportArchive(exportBin: ExportHeader.magic + message, exportSig: nil).header()
+    static func header(ofMessage message: [UInt8]) throws -> ExportHeader {
+        try TestExport(exportBin: ExportHeader.magic + message, exportSig: nil).header()
     }
 
     static func malformed(_ error: WireFormatError) -> ExportError { .malformed(file: "export.bin", error) }
 
     func keys(of file: ExportTestFile) throws -> (keys: [DiagnosisKey], lists: [ExportKeyList], skipped: SkippedKeys) {
         let verified = try signer.keyring().verify(signer.signedArchive(file))
-        var iterator = verified.makeKeyIterator()
+        let iterator = try verified.makeKeyIterator()
         var keys: [DiagnosisKey] = []
         var lists: [ExportKeyList] = []
         while let next = try iterator.next() {
@@ -31,11 +31,11 @@ import Testing
 
     @Test func magicIsChecked() throws {
         let good = ExportTestFile().exportBin
-        #expect(throws: ExportError.badHeader) { try ExportArchive(exportBin: Array(good.prefix(15)), exportSig: nil).header() }
+        #expect(throws: ExportError.badHeader) { try TestExport(exportBin: Array(good.prefix(15)), exportSig: nil).header() }
         var wrong = good
         wrong[15] = UInt8(ascii: "x")
-        #expect(throws: ExportError.badHeader) { try ExportArchive(exportBin: wrong, exportSig: nil).header() }
-        #expect(throws: ExportError.badHeader) { try ExportArchive(exportBin: [], exportSig: nil).header() }
+        #expect(throws: ExportError.badHeader) { try TestExport(exportBin: wrong, exportSig: nil).header() }
+        #expect(throws: ExportError.badHeader) { try TestExport(exportBin: [], exportSig: nil).header() }
         // Magic alone is an empty export, which parses.
         #expect(try Self.header(ofMessage: []) == ExportHeader())
     }
@@ -46,7 +46,7 @@ import Testing
             signatureInfos: [SignatureInfo(verificationKeyVersion: "v2", verificationKeyID: "222"),
                              SignatureInfo(verificationKeyVersion: "v1", verificationKeyID: "222", signatureAlgorithm: "x")],
             keys: [.random(), .random()], revisedKeys: [.random()])
-        let header = try ExportArchive(exportBin: file.exportBin, exportSig: nil).header()
+        let header = try TestExport(exportBin: file.exportBin, exportSig: nil).header()
         #expect(header == ExportHeader(
             startTimestamp: 0xFFFF_FFFF_FFFF_FFF0, endTimestamp: 1_600_086_400, region: "222", batchNum: 3, batchSize: 9,
             signatureInfos: file.signatureInfos, keyRecordCount: 2, revisedKeyRecordCount: 1))
@@ -168,7 +168,7 @@ import Testing
         let bin = file.exportBin
         let signature = signer.sign(bin)
         let sig = ExportTestFile.exportSig(file.signatureInfos.map { ($0, signature) }, unknownFields: true)
-        let verified = try signer.keyring().verify(ExportArchive(exportBin: bin, exportSig: sig))
+        let verified = try signer.keyring().verify(TestExport(exportBin: bin, exportSig: sig))
         #expect(verified.header.region == "XX")
         #expect(verified.header.signatureInfos == file.signatureInfos)
         var seen: [Bytes16] = []
@@ -200,9 +200,9 @@ import Testing
         w.int32Field(4, 1)
         let bin = ExportHeader.magic + w.bytes
         let signature = signer.sign(bin)
-        let verified = try signer.keyring().verify(ExportArchive(
+        let verified = try signer.keyring().verify(TestExport(
             exportBin: bin, exportSig: ExportTestFile.exportSig([(normal.signatureInfos[0], signature)])))
-        var iterator = verified.makeKeyIterator()
+        let iterator = try verified.makeKeyIterator()
         var order: [ExportKeyList] = []
         while let next = try iterator.next() { order.append(next.list) }
         #expect(order == [.revisedKeys, .keys, .keys])
@@ -270,7 +270,7 @@ import Testing
         w.int32Field(4, 1)
         w.int32Field(5, 1)
         let bin = ExportHeader.magic + w.bytes
-        let verified = try signer.keyring().verify(ExportArchive(
+        let verified = try signer.keyring().verify(TestExport(
             exportBin: bin, exportSig: ExportTestFile.exportSig([(info, signer.sign(bin))])))
         var onsets: [Int?] = []
         let skipped = try verified.forEachKey { onsets.append($0.daysSinceOnsetOfSymptoms) }
@@ -336,11 +336,12 @@ import Testing
         w.bytesField(7, [0x0A, 0x20, 0x01])  // key_data claims 32 bytes, has 1
         w.messageField(7, ExportTestKey.random().write)
         let bin = ExportHeader.magic + w.bytes
-        let verified = try signer.keyring().verify(ExportArchive(
+        let verified = try signer.keyring().verify(TestExport(
             exportBin: bin, exportSig: ExportTestFile.exportSig([(info, signer.sign(bin))])))
-        var iterator = verified.makeKeyIterator()
+        let iterator = try verified.makeKeyIterator()
         #expect(try iterator.next() != nil)
-        #expect(throws: Self.malformed(.lengthOutOfBounds(offset: badKeyOffset + 1, length: 32, available: 1))) {
+        #expect(throws: ExportFileError.export(Self.malformed(.lengthOutOfBounds(offset: badKeyOffset + 1, length: 32,
+                                                                                 available: 1)))) {
             try iterator.next()
         }
         #expect(iterator.isFinished)

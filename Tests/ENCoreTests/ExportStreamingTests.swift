@@ -60,11 +60,11 @@ import Testing
         let zip = writer.bytes
 
         let clock = ContinuousClock()
-        let unzipStart = clock.now
-        let archive = try ExportArchive(zip: zip)
-        let unzipped = clock.now - unzipStart
+        let openStart = clock.now
+        let file = try ExportFile(source: InMemoryExportSource(zip))
+        let opened = clock.now - openStart
         let verifyStart = clock.now
-        let verified = try signer.keyring(for: info.keyID).verify(archive)
+        let verified = try file.verify(with: signer.keyring(for: info.keyID))
         let verifiedIn = clock.now - verifyStart
         #expect(verified.header.keyRecordCount == Self.keyCount)
         #expect(verified.header.region == "DE")
@@ -94,7 +94,7 @@ import Testing
         let growth = baseline.map { peak - $0 }
         print("""
             export streaming: \(visited) keys (\(bin.count / 1_000_000) MB export.bin, \(zip.count / 1_000_000) MB zip): \
-            unzip \(unzipped), verify \(verifiedIn), stream \(streamed) = \(rate) keys/s; \
+            open \(opened), verify \(verifiedIn), stream \(streamed) = \(rate) keys/s; \
             RSS growth while streaming \(growth.map { "\($0 / 1024) KiB" } ?? "unmeasured")
             """)
         // The growth is printed, not asserted: every test target shares this process and allocates
@@ -106,8 +106,7 @@ import Testing
     /// before verification, whatever the key count.
     @Test func headerOfTwoMillionKeysIsDecodedWithoutKeys() throws {
         let info = SignatureInfo(verificationKeyVersion: "v1", verificationKeyID: "262")
-        let archive = ExportArchive(exportBin: Self.bigExportBin(signatureInfo: info), exportSig: nil)
-        let header = try archive.header()
+        let header = try ExportFile(source: InMemoryExportSource(Self.bigExportBin(signatureInfo: info))).header()
         #expect(header.keyRecordCount == Self.keyCount)
         #expect(header.signatureInfos == [info])
         #expect(header.batchNum == 1 && header.batchSize == 1)
@@ -118,7 +117,7 @@ import Testing
         let signer = ExportTestSigner()
         let file = ExportTestFile(keys: (0..<10).map { _ in .random() })
         let verified = try signer.keyring().verify(signer.signedArchive(file))
-        var iterator = verified.makeKeyIterator()
+        let iterator = try verified.makeKeyIterator()
         var slices: [[Bytes16]] = []
         while !iterator.isFinished {
             var slice: [Bytes16] = []
@@ -127,5 +126,55 @@ import Testing
         }
         #expect(slices.map(\.count) == [3, 3, 3, 1])
         #expect(slices.flatMap { $0 } == file.keys.map { Bytes16($0.keyData)! })
+    }
+
+    /// Verification is resumable too: one field of export.bin per `advance()`, so the agent can check a
+    /// 60 MB download's signature in event-loop slices. It reads the file to its last byte before a verdict.
+    @Test func verificationAdvancesOneFieldAtATime() throws {
+        let signer = ExportTestSigner()
+        let file = ExportTestFile(keys: (0..<2_000).map { _ in .random() })
+        let export = try signer.signedArchive(file).file()
+        let verification = try export.verification(with: signer.keyring())
+        var steps = 1
+        var progress: [Int] = []
+        while try verification.advance() == nil {
+            steps += 1
+            progress.append(verification.progress.read)
+        }
+        // One step per field (six header fields, 2,000 key records), and the verdict after the last.
+        #expect(steps == 6 + 2_000 + 1)
+        #expect(progress == progress.sorted() && progress.last == file.exportBin.count)
+        #expect(verification.progress.of == file.exportBin.count)
+
+        // A refusal comes at the end of the pass, like the verdict.
+        let impostor = try export.verification(with: ExportTestSigner().keyring())
+        var refusal: ExportFileError?
+        do {
+            while try impostor.advance() == nil {}
+        } catch {
+            refusal = error
+        }
+        #expect(refusal == .export(.signatureInvalid(VerificationKeyID(id: "999", version: "v1"))))
+        // An unsigned file is refused before export.bin is read at all.
+        let unsigned = try TestExport(exportBin: file.exportBin, exportSig: nil).file()
+        #expect(throws: ExportFileError.export(.missingSignatureFile)) { try unsigned.verification(with: signer.keyring()) }
+    }
+
+    /// Unknown groups (no export has any) are skipped by the reader's own rules while they fit the window, and
+    /// refused with a reason past it.
+    @Test func unknownGroupsFitTheWindowOrAreRefused() throws {
+        var small = ExportProtoWriter()
+        small.tag(20, 3)
+        small.varintField(1, 7)
+        small.tag(20, 4)
+        #expect(try ExportProtobufTests.header(ofMessage: small.bytes) == ExportHeader())
+        var big = ExportProtoWriter()
+        big.tag(20, 3)
+        for _ in 0..<10_000 { big.fixed64Field(1, 0) }
+        big.tag(20, 4)
+        let error = try #require(throws: ExportFileError.self) {
+            try ExportFile(source: InMemoryExportSource(ExportHeader.magic + big.bytes)).header()
+        }
+        #expect(error == .groupTooLarge(field: 20, offset: 16, limit: 65_536))
     }
 }

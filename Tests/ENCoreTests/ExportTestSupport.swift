@@ -218,12 +218,12 @@ final class ExportTestSigner: @unchecked Sendable {
     var verificationKey: VerificationKey { try! VerificationKey(pem: publicKeyPEM) }
 
     /// A signed zip for `file`, signed once per SignatureInfo by this signer.
-    func signedArchive(_ file: ExportTestFile) -> ExportArchive {
+    func signedArchive(_ file: ExportTestFile) -> TestExport {
         let bin = file.exportBin
         let signature = sign(bin)
         let sig = ExportTestFile.exportSig(file.signatureInfos.map { ($0, signature) },
                                            batchNum: file.batchNum, batchSize: file.batchSize)
-        return ExportArchive(exportBin: bin, exportSig: sig)
+        return TestExport(exportBin: bin, exportSig: sig)
     }
 
     /// A keyring holding this signer's key under `id`.

@@ -10,7 +10,7 @@ import Testing
 
     @Test func signedExportVerifiesThroughTheZip() throws {
         let archive = signer.signedArchive(file)
-        let zipped = try ExportArchive(zip: ExportZipWriter.zip(bin: archive.exportBin, sig: archive.exportSig))
+        let zipped = try TestExport(zip: ExportZipWriter.zip(bin: archive.exportBin, sig: archive.exportSig))
         let verified = try signer.keyring().verify(zipped)
         #expect(verified.verifiedBy == [id])
         #expect(verified.header.keyRecordCount == 20)
@@ -45,14 +45,14 @@ import Testing
     }
 
     @Test func missingExportSigIsRefused() throws {
-        let bare = ExportArchive(exportBin: file.exportBin, exportSig: nil)
+        let bare = TestExport(exportBin: file.exportBin, exportSig: nil)
         #expect(throws: ExportError.missingSignatureFile) { try signer.keyring().verify(bare) }
-        let unsignedZip = try ExportArchive(zip: ExportZipWriter.zip(bin: file.exportBin, sig: nil))
+        let unsignedZip = try TestExport(zip: ExportZipWriter.zip(bin: file.exportBin, sig: nil))
         #expect(throws: ExportError.missingSignatureFile) { try signer.keyring().verify(unsignedZip) }
     }
 
     @Test func emptySignatureListIsRefused() throws {
-        let archive = ExportArchive(exportBin: file.exportBin, exportSig: [])
+        let archive = TestExport(exportBin: file.exportBin, exportSig: [])
         #expect(throws: ExportError.noSignatures) { try signer.keyring().verify(archive) }
     }
 
@@ -60,14 +60,14 @@ import Testing
         let bin = file.exportBin
         let signature = signer.sign(bin)
         let info = file.signatureInfos[0]
-        let two = ExportArchive(exportBin: bin, exportSig: ExportTestFile.exportSig([(info, signature), (info, signature)]))
+        let two = TestExport(exportBin: bin, exportSig: ExportTestFile.exportSig([(info, signature), (info, signature)]))
         #expect(throws: ExportError.signatureCountMismatch(signatures: 2, signatureInfos: 1)) {
             try signer.keyring().verify(two)
         }
         var noInfos = file
         noInfos.signatureInfos = []
         let noInfoBin = noInfos.exportBin
-        let orphan = ExportArchive(exportBin: noInfoBin,
+        let orphan = TestExport(exportBin: noInfoBin,
                                    exportSig: ExportTestFile.exportSig([(info, signer.sign(noInfoBin))]))
         #expect(throws: ExportError.signatureCountMismatch(signatures: 1, signatureInfos: 0)) {
             try signer.keyring().verify(orphan)
@@ -102,7 +102,7 @@ import Testing
         let bin = file.exportBin
         let raw = ExportTestSigner.rawSignature(fromDER: signer.sign(bin))
         #expect(raw.count == 64)
-        let archive = ExportArchive(exportBin: bin, exportSig: ExportTestFile.exportSig([(file.signatureInfos[0], raw)]))
+        let archive = TestExport(exportBin: bin, exportSig: ExportTestFile.exportSig([(file.signatureInfos[0], raw)]))
         #expect(throws: ExportError.rawSignature(id)) { try signer.keyring().verify(archive) }
     }
 
@@ -111,7 +111,7 @@ import Testing
         let der = signer.sign(bin)
         let info = file.signatureInfos[0]
         func verdict(_ signature: [UInt8]) throws {
-            let archive = ExportArchive(exportBin: bin, exportSig: ExportTestFile.exportSig([(info, signature)]))
+            let archive = TestExport(exportBin: bin, exportSig: ExportTestFile.exportSig([(info, signature)]))
             #expect(throws: ExportError.malformedSignature(id, byteCount: signature.count)) {
                 try signer.keyring().verify(archive)
             }
@@ -137,13 +137,13 @@ import Testing
             var bin = archive.exportBin
             bin[offset] ^= 0x01
             #expect(throws: ExportError.signatureInvalid(id)) {
-                try signer.keyring().verify(ExportArchive(exportBin: bin, exportSig: archive.exportSig))
+                try signer.keyring().verify(TestExport(exportBin: bin, exportSig: archive.exportSig))
             }
         }
         var header = archive.exportBin
         header[3] ^= 0x20
         #expect(throws: ExportError.badHeader) {
-            try signer.keyring().verify(ExportArchive(exportBin: header, exportSig: archive.exportSig))
+            try signer.keyring().verify(TestExport(exportBin: header, exportSig: archive.exportSig))
         }
     }
 
@@ -151,7 +151,7 @@ import Testing
     @Test func signatureMustCoverTheHeader() throws {
         let bin = file.exportBin
         let headerless = signer.sign(Array(bin.dropFirst(16)))
-        let archive = ExportArchive(exportBin: bin, exportSig: ExportTestFile.exportSig([(file.signatureInfos[0], headerless)]))
+        let archive = TestExport(exportBin: bin, exportSig: ExportTestFile.exportSig([(file.signatureInfos[0], headerless)]))
         #expect(throws: ExportError.signatureInvalid(id)) { try signer.keyring().verify(archive) }
     }
 
@@ -169,7 +169,7 @@ import Testing
         let bin = file.exportBin
         let other = VerificationKeyID(id: "123", version: "v1")
         let info = SignatureInfo(verificationKeyVersion: other.version, verificationKeyID: other.id)
-        let archive = ExportArchive(exportBin: bin, exportSig: ExportTestFile.exportSig([(info, signer.sign(bin))]))
+        let archive = TestExport(exportBin: bin, exportSig: ExportTestFile.exportSig([(info, signer.sign(bin))]))
         #expect(throws: ExportError.signatureNotAnnounced(other)) { try signer.keyring(for: other).verify(archive) }
     }
 
@@ -183,7 +183,7 @@ import Testing
         let bin = cosigned.exportBin
         let sig = ExportTestFile.exportSig([(cosigned.signatureInfos[0], signer.sign(bin)),
                                             (cosigned.signatureInfos[1], second.sign(bin))])
-        let archive = ExportArchive(exportBin: bin, exportSig: sig)
+        let archive = TestExport(exportBin: bin, exportSig: sig)
 
         #expect(try signer.keyring().verify(archive).verifiedBy == [id])
         #expect(try second.keyring(for: secondID).verify(archive).verifiedBy == [secondID])

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The key-server side: exports written by `ExportWriter` and signed by `SigningKey` decode and verify
-/// with the reader (`ExportArchive`, `VerificationKeyring`), byte for byte what the test support builds.
+/// with the reader (`ExportFile`, `VerificationKeyring`), byte for byte what the test support builds.
 @Suite struct ExportWriterTests {
     static let id = VerificationKeyID(id: "999", version: "v1")
     static let descriptor = ExportDescriptor(startTimestamp: 1_600_000_000, endTimestamp: 1_600_086_400, region: "XX")
@@ -43,10 +43,10 @@ import Testing
         let revoked = DiagnosisKey(tek: keys[1].tek, transmissionRiskLevel: 0, reportType: .revoked)
         let zip = try ExportWriter.archive(descriptor: Self.descriptor, signers: [ExportSigner(key: key, keyID: Self.id)],
                                            keys: keys, revisedKeys: [revoked], compression: method)
-        #expect(try ZipArchive(zip).entries.map(\.name) == ["export.bin", "export.sig"])
-        #expect(try ZipArchive(zip).entries.allSatisfy { $0.method == method })
+        #expect(try TestZip(zip).entries.map(\.name) == ["export.bin", "export.sig"])
+        #expect(try TestZip(zip).entries.allSatisfy { $0.method == method })
 
-        let verified = try Self.keyring(key).verify(try ExportArchive(zip: zip))
+        let verified = try Self.keyring(key).verify(try TestExport(zip: zip))
         #expect(verified.verifiedBy == [Self.id])
         #expect(verified.header.startTimestamp == 1_600_000_000 && verified.header.endTimestamp == 1_600_086_400)
         #expect(verified.header.region == "XX")
@@ -69,7 +69,7 @@ import Testing
         let keys = Self.sampleKeys()
         let zip = try ExportWriter.archive(descriptor: Self.descriptor, signers: [ExportSigner(key: key, keyID: Self.id)],
                                            keys: keys)
-        let archive = try ExportArchive(zip: zip)
+        let archive = try TestExport(zip: zip)
         let expected = ExportTestFile(keys: keys.map(Self.testKey))
         #expect(archive.exportBin == expected.exportBin)
         let signatures = try TEKSignature.decodeList(try #require(archive.exportSig))
@@ -86,7 +86,7 @@ import Testing
             descriptor: Self.descriptor,
             signers: [ExportSigner(key: new, keyID: newID), ExportSigner(key: old, keyID: oldID)],
             keys: Self.sampleKeys(count: 3))
-        let archive = try ExportArchive(zip: zip)
+        let archive = try TestExport(zip: zip)
         #expect(try archive.header().signatureInfos.map(\.keyID) == [newID, oldID])
         #expect(try Self.keyring(old, id: oldID).verify(archive).verifiedBy == [oldID])
         #expect(try Self.keyring(new, id: newID).verify(archive).verifiedBy == [newID])
@@ -99,9 +99,9 @@ import Testing
         var d = Self.descriptor
         (d.batchNum, d.batchSize) = (2, 3)
         let zip = try ExportWriter.archive(descriptor: d, signers: [ExportSigner(key: key, keyID: Self.id)], keys: [])
-        let verified = try Self.keyring(key).verify(try ExportArchive(zip: zip))
+        let verified = try Self.keyring(key).verify(try TestExport(zip: zip))
         #expect(verified.batch.number == 2 && verified.batch.batch.batchSize == 3)
-        let signature = try TEKSignature.decodeList(try ExportArchive(zip: zip).exportSig!)[0]
+        let signature = try TEKSignature.decodeList(try TestExport(zip: zip).exportSig!)[0]
         #expect(signature.batchNum == 2 && signature.batchSize == 3)
     }
 
@@ -129,7 +129,7 @@ import Testing
         process.waitUntilExit()
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0)
-        let archive = try ExportArchive(zip: zip)
+        let archive = try TestExport(zip: zip)
         #expect(text.trimmingCharacters(in: .whitespacesAndNewlines)
             == "export.bin:8:\(archive.exportBin.count),export.sig:8:\(archive.exportSig!.count)")
     }
@@ -144,7 +144,7 @@ import Testing
         // An export signed by the reloaded key verifies with the original's public key.
         let zip = try ExportWriter.archive(descriptor: Self.descriptor, signers: [ExportSigner(key: loaded, keyID: Self.id)],
                                            keys: Self.sampleKeys(count: 2))
-        _ = try Self.keyring(key).verify(try ExportArchive(zip: zip))
+        _ = try Self.keyring(key).verify(try TestExport(zip: zip))
         _ = try key.verificationKey()
     }
 
@@ -236,7 +236,7 @@ import Testing
         #expect(writer.keyCount == 2_000_000)
         // Each record is 32 bytes: tag and length (2), key_data (18), TRL (2), RSIN (5), period (3), report
         // type (2). Around them: export.bin's header, export.sig, the zip's headers and directory.
-        let empty = try ExportArchive(zip: ExportWriter.archive(
+        let empty = try TestExport(zip: ExportWriter.archive(
             descriptor: Self.descriptor, signers: [ExportSigner(key: try SigningKey.generateP256(), keyID: Self.id)],
             keys: [DiagnosisKey]())).exportBin.count
         #expect((200...500).contains(output.count - empty - 2_000_000 * 32))

@@ -12,15 +12,16 @@ import Testing
         writer.add("export.bin", bin, method: 8)
         writer.add("export.sig", sig, method: 0)
         writer.add("empty", [], method: 8)
-        let zip = try ZipArchive(writer.bytes)
+        let zip = try TestZip(writer.bytes)
         #expect(zip.entries.map(\.name) == ["export.bin", "export.sig", "empty"])
         #expect(zip.entries.map(\.method) == [.deflated, .stored, .deflated])
         #expect(try zip.contents(of: "export.bin", maxSize: megabyte) == bin)
         #expect(try zip.contents(of: "export.sig", maxSize: megabyte) == sig)
         #expect(try zip.contents(of: "empty", maxSize: 0) == [])
         #expect(throws: ZipError.missingEntry("nope")) { try zip.contents(of: "nope", maxSize: 1) }
-        #expect(ZipArchive.looksLikeZip(writer.bytes))
-        #expect(!ZipArchive.looksLikeZip(bin))
+        // The reader tells a zip from a bare export.bin by its first bytes.
+        #expect(try ExportFile(source: InMemoryExportSource(writer.bytes)).format == .zip)
+        #expect(try ExportFile(source: InMemoryExportSource(bin)).format == .bareExportBin)
     }
 
     @Test func archiveCommentIsSkippedWhenFindingTheEnd() throws {
@@ -28,35 +29,38 @@ import Testing
         writer.add("export.bin", bin)
         // A comment that itself contains an end-record signature must not fool the search.
         writer.comment = [0x50, 0x4b, 0x05, 0x06] + Array(repeating: 0x20, count: 65_531)
-        #expect(try ZipArchive(writer.bytes).contents(of: "export.bin", maxSize: megabyte) == bin)
+        #expect(try TestZip(writer.bytes).contents(of: "export.bin", maxSize: megabyte) == bin)
     }
 
-    @Test func exportArchiveTakesTheTwoEntriesAndIgnoresOthers() throws {
+    @Test func exportFileTakesTheTwoEntriesAndIgnoresOthers() throws {
         var writer = ExportZipWriter()
         writer.add("content.sig", [1, 2, 3])
         writer.add("export.bin", bin)
         writer.add("export.sig", sig)
-        let archive = try ExportArchive(zip: writer.bytes)
-        #expect(archive.exportBin == bin)
-        #expect(archive.exportSig == sig)
+        let file = try ExportFile(source: InMemoryExportSource(writer.bytes))
+        #expect(file.exportSig == sig)
+        #expect(file.exportBinEntry?.uncompressedSize == bin.count)
+        #expect(try file.forEachUnverifiedKey { _ in }.header.keyRecordCount == 50)
 
-        let unsigned = try ExportArchive(zip: ExportZipWriter.zip(bin: bin, sig: nil))
+        let unsigned = try ExportFile(source: InMemoryExportSource(ExportZipWriter.zip(bin: bin, sig: nil)))
         #expect(unsigned.exportSig == nil)
         var noBin = ExportZipWriter()
         noBin.add("export.sig", sig)
-        #expect(throws: ExportError.zip(.missingEntry("export.bin"))) { try ExportArchive(zip: noBin.bytes) }
+        #expect(throws: ExportFileError.export(.zip(.missingEntry("export.bin")))) {
+            try ExportFile(source: InMemoryExportSource(noBin.bytes))
+        }
     }
 
     @Test func declaredSizeOverTheCapIsRefusedBeforeInflating() throws {
         var writer = ExportZipWriter()
         writer.add("export.bin", bin, declaredSize: 3_000_000_000)
-        let zip = try ZipArchive(writer.bytes)
+        let zip = try TestZip(writer.bytes)
         #expect(throws: ZipError.entryTooLarge(name: "export.bin", declared: 3_000_000_000, limit: megabyte)) {
             try zip.contents(of: "export.bin", maxSize: megabyte)
         }
-        #expect(throws: ExportError.zip(.entryTooLarge(name: "export.bin", declared: 3_000_000_000,
-                                                      limit: ExportArchive.defaultMaxExportBinSize))) {
-            try ExportArchive(zip: writer.bytes)
+        #expect(throws: ExportFileError.export(.zip(.entryTooLarge(name: "export.bin", declared: 3_000_000_000,
+                                                                   limit: ExportFile.defaultMaxExportBinSize)))) {
+            try ExportFile(source: InMemoryExportSource(writer.bytes)).header()
         }
     }
 
@@ -65,7 +69,7 @@ import Testing
         let zeros = [UInt8](repeating: 0, count: 50 * megabyte)
         var writer = ExportZipWriter()
         writer.add("export.bin", zeros)
-        let zip = try ZipArchive(writer.bytes)
+        let zip = try TestZip(writer.bytes)
         let entry = try #require(zip.entry(named: "export.bin"))
         let ratio = entry.uncompressedSize / entry.compressedSize
         #expect(throws: ZipError.compressionRatioTooHigh(name: "export.bin", ratio: ratio, limit: 100)) {
@@ -78,7 +82,7 @@ import Testing
         let zeros = [UInt8](repeating: 0, count: 50 * megabyte)
         var writer = ExportZipWriter()
         writer.add("export.bin", zeros, declaredSize: 1000)
-        let zip = try ZipArchive(writer.bytes)
+        let zip = try TestZip(writer.bytes)
         #expect(throws: ZipError.inflatesBeyondDeclaredSize(name: "export.bin", declared: 1000)) {
             try zip.contents(of: "export.bin", maxSize: megabyte)
         }
@@ -88,22 +92,22 @@ import Testing
         var writer = ExportZipWriter()
         writer.add("export.bin", bin, declaredSize: UInt32(bin.count + 10))
         #expect(throws: ZipError.sizeMismatch(name: "export.bin", declared: bin.count + 10, actual: bin.count)) {
-            try ZipArchive(writer.bytes).contents(of: "export.bin", maxSize: megabyte)
+            try TestZip(writer.bytes).contents(of: "export.bin", maxSize: megabyte)
         }
         var stored = ExportZipWriter()
         stored.add("export.bin", bin, method: 0, declaredSize: UInt32(bin.count - 1))
         #expect(throws: ZipError.sizeMismatch(name: "export.bin", declared: bin.count - 1, actual: bin.count)) {
-            try ZipArchive(stored.bytes).contents(of: "export.bin", maxSize: megabyte)
+            try TestZip(stored.bytes).contents(of: "export.bin", maxSize: megabyte)
         }
     }
 
     @Test func truncatedArchivesAreRefused() throws {
         let whole = ExportZipWriter.zip(bin: bin, sig: sig)
         for cut in [1, 10, 22, whole.count / 2, whole.count - 4] {
-            #expect(throws: ZipError.notAZip) { try ZipArchive(Array(whole.prefix(cut))) }
+            #expect(throws: ZipError.notAZip) { try TestZip(Array(whole.prefix(cut))) }
         }
-        #expect(throws: ZipError.notAZip) { try ZipArchive([]) }
-        #expect(throws: ZipError.notAZip) { try ZipArchive(bin) }
+        #expect(throws: ZipError.notAZip) { try TestZip([]) }
+        #expect(throws: ZipError.notAZip) { try TestZip(bin) }
     }
 
     @Test func truncatedDeflateStreamIsRefused() throws {
@@ -111,7 +115,7 @@ import Testing
         var writer = ExportZipWriter()
         writer.add("export.bin", bin, compressed: Array(deflated.prefix(deflated.count / 2)))
         let error = try #require(throws: ZipError.self) {
-            try ZipArchive(writer.bytes).contents(of: "export.bin", maxSize: megabyte)
+            try TestZip(writer.bytes).contents(of: "export.bin", maxSize: megabyte)
         }
         switch error {
         case .sizeMismatch(name: "export.bin", declared: bin.count, actual: _), .corruptDeflateStream: break
@@ -123,7 +127,7 @@ import Testing
         var writer = ExportZipWriter()
         writer.add("export.bin", bin, compressed: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
         let error = try #require(throws: ZipError.self) {
-            try ZipArchive(writer.bytes).contents(of: "export.bin", maxSize: megabyte)
+            try TestZip(writer.bytes).contents(of: "export.bin", maxSize: megabyte)
         }
         guard case .corruptDeflateStream(name: "export.bin", _) = error else {
             Issue.record("unexpected \(error)")
@@ -135,7 +139,7 @@ import Testing
         var writer = ExportZipWriter()
         writer.add("export.bin", bin, declaredCRC: 0x1234_5678)
         let error = try #require(throws: ZipError.self) {
-            try ZipArchive(writer.bytes).contents(of: "export.bin", maxSize: megabyte)
+            try TestZip(writer.bytes).contents(of: "export.bin", maxSize: megabyte)
         }
         guard case .crcMismatch(name: "export.bin", expected: 0x1234_5678, actual: _) = error else {
             Issue.record("unexpected \(error)")
@@ -147,37 +151,37 @@ import Testing
     @Test func encryptedAndUnknownMethodsAreRefused() throws {
         var encrypted = ExportZipWriter()
         encrypted.add("export.bin", bin, flags: 1)
-        #expect(throws: ZipError.encrypted(name: "export.bin")) { try ZipArchive(encrypted.bytes) }
+        #expect(throws: ZipError.encrypted(name: "export.bin")) { try TestZip(encrypted.bytes) }
         var aes = ExportZipWriter()
         aes.add("export.bin", bin, method: 99, compressed: [1, 2, 3])
-        #expect(throws: ZipError.encrypted(name: "export.bin")) { try ZipArchive(aes.bytes) }
+        #expect(throws: ZipError.encrypted(name: "export.bin")) { try TestZip(aes.bytes) }
         var bzip2 = ExportZipWriter()
         bzip2.add("export.bin", bin, method: 12, compressed: [1, 2, 3])
-        #expect(throws: ZipError.unsupportedMethod(name: "export.bin", method: 12)) { try ZipArchive(bzip2.bytes) }
+        #expect(throws: ZipError.unsupportedMethod(name: "export.bin", method: 12)) { try TestZip(bzip2.bytes) }
     }
 
     @Test func zip64AndMultiDiskAreRefused() throws {
         var zip64 = ExportZipWriter()
         zip64.add("export.bin", bin)
         zip64.entryCountOverride = 0xFFFF
-        #expect(throws: ZipError.zip64Unsupported) { try ZipArchive(zip64.bytes) }
+        #expect(throws: ZipError.zip64Unsupported) { try TestZip(zip64.bytes) }
 
         var sizes = ExportZipWriter()
         sizes.add("export.bin", bin)
         sizes.central[0].uncompressedSize = 0xFFFF_FFFF
-        #expect(throws: ZipError.zip64Unsupported) { try ZipArchive(sizes.bytes) }
+        #expect(throws: ZipError.zip64Unsupported) { try TestZip(sizes.bytes) }
 
         var disk = ExportZipWriter()
         disk.add("export.bin", bin)
         disk.central[0].diskStart = 1
-        #expect(throws: ZipError.multiDiskUnsupported) { try ZipArchive(disk.bytes) }
+        #expect(throws: ZipError.multiDiskUnsupported) { try TestZip(disk.bytes) }
     }
 
     @Test func duplicateNamesAreRefused() throws {
         var writer = ExportZipWriter()
         writer.add("export.bin", bin)
         writer.add("export.bin", [1, 2, 3])
-        #expect(throws: ZipError.duplicateName("export.bin")) { try ZipArchive(writer.bytes) }
+        #expect(throws: ZipError.duplicateName("export.bin")) { try TestZip(writer.bytes) }
     }
 
     @Test func overlappingEntriesAreRefused() throws {
@@ -187,7 +191,7 @@ import Testing
         // The first entry claims 10 bytes more than it has: its data now runs into the second's header.
         writer.central[0].compressedSize += 10
         writer.central[0].uncompressedSize += 10
-        #expect(throws: ZipError.overlappingEntries("export.bin", "export.sig")) { try ZipArchive(writer.bytes) }
+        #expect(throws: ZipError.overlappingEntries("export.bin", "export.sig")) { try TestZip(writer.bytes) }
     }
 
     @Test func entryPointingAtAnotherEntrysHeaderIsRefused() throws {
@@ -195,19 +199,19 @@ import Testing
         writer.add("export.bin", bin)
         writer.add("export.sig", sig)
         writer.central[1].localOffset = writer.central[0].localOffset
-        #expect(throws: ZipError.localHeaderMismatch(name: "export.sig")) { try ZipArchive(writer.bytes) }
+        #expect(throws: ZipError.localHeaderMismatch(name: "export.sig")) { try TestZip(writer.bytes) }
     }
 
     @Test func outOfRangeOffsetsAreRefused() throws {
         var header = ExportZipWriter()
         header.add("export.bin", bin)
         header.central[0].localOffset = 0x7FFF_0000
-        #expect(throws: ZipError.outOfRange("local header of export.bin")) { try ZipArchive(header.bytes) }
+        #expect(throws: ZipError.outOfRange("local header of export.bin")) { try TestZip(header.bytes) }
 
         var data = ExportZipWriter()
         data.add("export.bin", bin)
         data.central[0].compressedSize = 0x7FFF_0000
-        #expect(throws: ZipError.outOfRange("data of export.bin")) { try ZipArchive(data.bytes) }
+        #expect(throws: ZipError.outOfRange("data of export.bin")) { try TestZip(data.bytes) }
 
         // An end record whose central directory would start past the end record itself.
         var bytes = ExportZipWriter.zip(bin: bin, sig: sig)
@@ -216,14 +220,14 @@ import Testing
         bytes[end + 17] = 0xFF
         bytes[end + 18] = 0xFF
         bytes[end + 19] = 0x7F
-        #expect(throws: ZipError.outOfRange("central directory")) { try ZipArchive(bytes) }
+        #expect(throws: ZipError.outOfRange("central directory")) { try TestZip(bytes) }
     }
 
     @Test func entryCountIsBounded() throws {
         var writer = ExportZipWriter()
         for i in 0..<65 { writer.add("f\(i)", [UInt8(i)]) }
-        #expect(throws: ZipError.tooManyEntries(count: 65, limit: 64)) { try ZipArchive(writer.bytes) }
-        #expect(try ZipArchive(writer.bytes, maxEntries: 65).entries.count == 65)
+        #expect(throws: ZipError.tooManyEntries(count: 65, limit: 64)) { try TestZip(writer.bytes) }
+        #expect(try TestZip(writer.bytes, maxEntries: 65).entries.count == 65)
     }
 
     @Test func centralDirectoryCountMismatchIsRefused() throws {
@@ -231,7 +235,7 @@ import Testing
         writer.add("export.bin", bin)
         writer.add("export.sig", sig)
         writer.entryCountOverride = 1
-        let error = try #require(throws: ZipError.self) { try ZipArchive(writer.bytes) }
+        let error = try #require(throws: ZipError.self) { try TestZip(writer.bytes) }
         guard case .corruptCentralDirectory = error else {
             Issue.record("unexpected \(error)")
             return

@@ -15,8 +15,8 @@ import Testing
         agg.add(rpi: a, aem: aem, rssi: nil, at: 1003)
         let s = agg.finish(secondsSincePreviousScan: 240)
         #expect(s.count == 2)
-        #expect(s[0].rpi == a && s[0].firstSeen == 1000 && s[0].rssiMax == -50 && s[0].rssiMean == -55 && s[0].reports == 4)
-        #expect(s[1].rpi == b && s[1].rssiMax == -80 && s[1].reports == 1 && s[1].secondsSincePreviousScan == 240)
+        #expect(s[0].rpi == a && s[0].firstSeen == 1000 && s[0].signal == SignalStrength(max: -50, mean: -55) && s[0].reports == 4)
+        #expect(s[1].rpi == b && s[1].signal?.max == -80 && s[1].reports == 1 && s[1].secondsSincePreviousScan == 240)
         #expect(agg.isEmpty, "finish starts the next scan empty")
     }
 
@@ -26,8 +26,8 @@ import Testing
         agg.add(rpi: a, aem: aem, rssi: -61, at: 0)  // mean -60.5 → -61
         agg.add(rpi: b, aem: aem, rssi: nil, at: 0)
         let s = agg.finish(secondsSincePreviousScan: 0)
-        #expect(s[0].rssiMean == -61)
-        #expect(s[1].rssiMax == 127 && s[1].rssiMean == 127)
+        #expect(s[0].signal?.mean == -61)
+        #expect(s[1].signal == nil, "no report carried an RSSI")
     }
 
     @Test func reportsAreCountedAndDistinctRPIsAreBounded() {

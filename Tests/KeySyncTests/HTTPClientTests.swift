@@ -158,6 +158,87 @@ import KeySync
         #expect(!called)
     }
 
+    /// Downloads `url` into a file of the folder and runs the loop until the answer arrives.
+    func download(_ url: String, maximumBytes: Int = 1 << 20,
+                  configure: (inout HTTPClient.Request) -> Void = { _ in }) throws -> (Result<Int, HTTPClient.Failure>, [UInt8]) {
+        let client = try HTTPClient(loop: loop)
+        let path = folder.path + "/download-\(UUID().uuidString)"
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        defer { close(fd) }
+        var request = HTTPClient.Request(url: url, maximumBytes: maximumBytes)
+        configure(&request)
+        var result: Result<Int, HTTPClient.Failure>?
+        client.download(request, to: fd, path: path) { result = $0 }
+        #expect(loop.run(until: { result != nil }, timeout: .seconds(30)), "no answer from \(url)")
+        return (try #require(result), Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
+    @Test func downloadsGoStraightToAFile() throws {
+        let body = Self.randomBytes(2_000_000)
+        write(body, "export.zip")
+        let (server, port) = try TestServers.pythonHTTPServer(root: folder.path)
+        defer { server.kill() }
+        let (result, written) = try download("http://127.0.0.1:\(port)/export.zip", maximumBytes: 4_000_000)
+        #expect(result == .success(2_000_000) && written == body)
+        #expect(try download("http://127.0.0.1:\(port)/export.zip", maximumBytes: 1_000_000).0
+                == .failure(.tooLarge(limit: 1_000_000)))
+    }
+
+    /// Issue 12, findings 5 and 9: a redirect is followed only to the request's own scheme, host and port —
+    /// never to a local file, another port or another server — and only so many times.
+    @Test func redirectsAreFollowedOnlyWithinTheOrigin() throws {
+        let body = Self.randomBytes(50_000)
+        write(body, "real.zip")
+        let other = TestServers.closedPort()
+        let (server, port) = try TestServers.keyServer(root: folder.path, arguments: [
+            "--redirect", "/moved.zip=/real.zip", "--redirect", "/local.zip=file:///etc/passwd",
+            "--redirect", "/port.zip=http://127.0.0.1:\(other)/real.zip", "--redirect", "/loop.zip=/loop.zip",
+            "--redirect", "/upgrade.zip=https://127.0.0.1/real.zip",
+        ])
+        defer { server.kill() }
+        let base = "http://127.0.0.1:\(port)"
+        let (moved, written) = try download(base + "/moved.zip")
+        #expect(moved == .success(50_000) && written == body, "the redirect's own body is not the file")
+        #expect(try fetch(base + "/moved.zip") == .success(body))
+        #expect(try fetch(base + "/local.zip") == .failure(.redirectRefused(to: "file:///etc/passwd")))
+        #expect(try fetch(base + "/port.zip") == .failure(.redirectRefused(to: "http://127.0.0.1:\(other)/real.zip")))
+        #expect(try fetch(base + "/upgrade.zip") == .failure(.redirectRefused(to: "https://127.0.0.1/real.zip")))
+        #expect(try fetch(base + "/loop.zip") { $0.maximumRedirects = 3 } == .failure(.tooManyRedirects(limit: 3)))
+        #expect(try fetch(base + "/moved.zip") { $0.maximumRedirects = 0 } == .failure(.tooManyRedirects(limit: 0)))
+    }
+
+    /// Issue 12, finding 5: a server that drips a byte a second is abandoned once the rate stays below the
+    /// minimum for the window, as a network error; a Content-Length the body does not reach is one too.
+    @Test func slowAndShortResponsesAreNetworkErrors() throws {
+        write(Self.randomBytes(10_000), "slow.zip")
+        write(Self.randomBytes(10_000), "short.zip")
+        let (server, port) = try TestServers.keyServer(root: folder.path, arguments: [
+            "--drip", "/slow.zip=1", "--wrong-length", "/short.zip=+1000",
+        ])
+        defer { server.kill() }
+        let slow = try fetch("http://127.0.0.1:\(port)/slow.zip") {
+            $0.minimumRate = 100
+            $0.minimumRateWindow = .seconds(1)
+        }
+        guard case .failure(.transport(let reason)) = slow else {
+            Issue.record("a dripping server must be abandoned: \(slow)")
+            return
+        }
+        #expect(reason.lowercased().contains("too slow"), "\(reason)")
+        guard case .failure(.transport(let short)) = try fetch("http://127.0.0.1:\(port)/short.zip") else {
+            Issue.record("a body shorter than its Content-Length must fail")
+            return
+        }
+        #expect(short.contains("1000 bytes remaining"), "\(short)")
+        // Fast enough for the rate, too slow for the whole transfer's time limit.
+        let late = try fetch("http://127.0.0.1:\(port)/slow.zip") { $0.timeout = .seconds(1) }
+        guard case .failure(.transport(let timedOut)) = late else {
+            Issue.record("a download over its time limit must be abandoned: \(late)")
+            return
+        }
+        #expect(timedOut.lowercased().contains("timed out"), "\(timedOut)")
+    }
+
     @Test func cancelledTransferNeverCompletes() throws {
         write(Self.randomBytes(1000), "a")
         let (server, port) = try TestServers.pythonHTTPServer(root: folder.path)

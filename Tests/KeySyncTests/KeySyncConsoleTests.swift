@@ -74,4 +74,56 @@ import TestSupport
         #expect(error(table.execute("sync now", channel: .socket))?.contains("no key server") == true)
         agent.stop()
     }
+
+    /// Issue 12: `sync` and `status` say the state in words — never a raw enum like `notConfigured` — and
+    /// `sync` lists what the last run refused; `--json` keeps `phase` a stable word and adds the words.
+    @Test func syncSaysItsStateAndItsRefusalsInWords() throws {
+        let world = try KeySyncWorld()
+        let tek = TemporaryExposureKey(keyData: Bytes16.random(), rollingStart: world.keyDay)
+        world.publish(world.export([DiagnosisKey(tek: tek, transmissionRiskLevel: 4)]), at: "one.zip")
+        world.publish(world.export(world.strangers(3), signer: world.impostor), at: "forged.zip")
+        world.publishIndex(["bad line.zip", "forged.zip", "one.zip"])
+        var settings = Agent.Settings()
+        settings.clockPolicy = .trusted
+        settings.configuration = try Configuration(parsing: world.configurationText([]))
+        let board = VirtualBoard(loop: world.loop, phones: 0, log: .silent)
+        let agent = try Agent(loop: world.loop, settings: settings, log: .silent, dataDirectory: world.folder.path + "/agent",
+                              makeTransport: { board.makeAgentTransport() })
+        agent.attach(keyDownload: KeySync(agent: agent, http: try HTTPClient(loop: world.loop)))
+        agent.start()
+        let table = AgentConsole.commandTable(for: AgentControl(agent: agent, stop: {}))
+        func text(_ command: String) -> String {
+            if case .text(let line)? = reply(table.execute(command, channel: .socket)) { return line }
+            return ""
+        }
+        func json(_ command: String) throws -> [String: Any] {
+            guard case .json(let document)? = reply(table.execute(command + " --json", channel: .socket)) else { return [:] }
+            return try #require(JSONSerialization.jsonObject(with: Data(document.utf8)) as? [String: Any])
+        }
+
+        #expect(text("sync") == "not configured (no key server in keyserver.*)")
+        #expect(text("status").contains("key sync     not configured (no key server in keyserver.*)"))
+        #expect(try json("sync")["phase"] as? String == "notConfigured")
+
+        try agent.setConfiguration("keyserver.style", to: "folder")
+        try agent.setConfiguration("keyserver.base_url", to: "file://\(world.root)")
+        guard case .deferred(let answer)? = reply(table.execute("sync now", channel: .socket)) else {
+            throw TestFailure("sync now answers later")
+        }
+        var done: ConsoleReply?
+        answer.attach { done = $0 }
+        #expect(world.loop.run(until: { done != nil }))
+        let lines = text("sync").split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("idle, last success ") == true, "\(lines)")
+        #expect(lines.dropFirst().first == "last sync: 3 new of 3 listed, 1 processed, 1 rejected, 1 skipped, "
+                + "1 keys, 0 matched, 0 new exposure(s), \(world.syncedBytes(["forged.zip", "one.zip"])) bytes")
+        #expect(lines.contains("  bad line.zip: skipped, malformed index line (a relative path of printable ASCII without "
+                               + "spaces, a leading '/' or '..' is expected)"))
+        #expect(lines.contains("  forged.zip: rejected, signature by 999-v1 does not verify"))
+        let document = try json("sync")
+        #expect(document["phase"] as? String == "idle" && document["state"] as? String == "idle")
+        let lastRun = try #require(document["lastRun"] as? [String: Any])
+        #expect(lastRun["outcome"] as? String == "succeeded" && (lastRun["refusals"] as? [String])?.count == 2)
+        agent.stop()
+    }
 }

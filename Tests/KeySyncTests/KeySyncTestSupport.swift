@@ -228,6 +228,13 @@ final class KeySyncWorld {
         _ = FileManager.default.createFile(atPath: full, contents: Data(bytes))
     }
 
+    /// The bytes of published files, as a sync report counts them.
+    func syncedBytes(_ paths: [String]) -> Int {
+        paths.reduce(0) { sum, path in
+            sum + ((try? FileManager.default.attributesOfItem(atPath: root + "/" + path)[.size] as? Int) ?? 0)
+        }
+    }
+
     func publishIndex(_ lines: [String]) {
         publish(Array(lines.map { $0 + "\n" }.joined().utf8), at: "index.txt")
     }

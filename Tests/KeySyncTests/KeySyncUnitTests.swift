@@ -6,24 +6,56 @@ import Agent
 
 /// The pure parts of key sync: listings, the cursor, retries, server URLs.
 @Suite struct KeySyncUnitTests {
-    @Test func indexLinesAreTrimmedAndNothingElseIsAssumed() {
-        let body = Array("v1/1600000000-1600086400-00001.zip\r\n\n  exports/b  \nno-suffix\n".utf8)
-        #expect(KeyServerListing.indexLines(body) == ["v1/1600000000-1600086400-00001.zip", "exports/b", "no-suffix"])
-        #expect(KeyServerListing.indexLines([]) == [])
+    /// The lines of an index after `lastLine`, as a run sees them.
+    static func lines(_ text: String, after lastLine: String? = nil, limits: KeySyncLimits = KeySyncLimits())
+        throws -> KeyServerListing.Index {
+        try KeyServerListing.index(Array(text.utf8), after: lastLine, limits: limits)
     }
 
-    @Test func cursorTakesOnlyLinesAfterTheLastProcessed() {
+    @Test func indexLinesAreTrimmedAndNothingElseIsAssumed() throws {
+        let index = try Self.lines("v1/1600000000-1600086400-00001.zip\r\n\n  exports/b  \nno-suffix\n")
+        #expect(index.pending.map(\.name) == ["v1/1600000000-1600086400-00001.zip", "exports/b", "no-suffix"])
+        #expect(index.pending.allSatisfy { $0.problem == nil })
+        #expect(index.lineCount == 3 && index.deferred == 0 && !index.cursorLost)
+        #expect(try Self.lines("").pending.isEmpty)
+    }
+
+    @Test func cursorTakesOnlyLinesAfterTheLastProcessed() throws {
         var cursor = SyncCursor(server: "s")
-        let lines = ["a", "b", "c"]
-        #expect(cursor.pendingLines(in: lines) == (["a", "b", "c"], false))
-        cursor.commit(["a", "b"], indexed: true, listed: lines)
+        let lines = "a\nb\nc\n"
+        #expect(try Self.lines(lines, after: cursor.lastLine).pending.map(\.name) == ["a", "b", "c"])
+        cursor.commit(["a", "b"], indexed: true, listed: [])
         #expect(cursor.lastLine == "b")
-        #expect(cursor.pendingLines(in: lines + ["d"]) == (["c", "d"], false))
-        #expect(cursor.pendingLines(in: lines) == (["c"], false))
-        cursor.commit(["c"], indexed: true, listed: lines)
-        #expect(cursor.pendingLines(in: lines) == ([], false))
+        #expect(try Self.lines(lines + "d\n", after: cursor.lastLine).pending.map(\.name) == ["c", "d"])
+        #expect(try Self.lines(lines, after: cursor.lastLine).pending.map(\.name) == ["c"])
+        cursor.commit(["c"], indexed: true, listed: [])
+        #expect(try Self.lines(lines, after: cursor.lastLine).pending.isEmpty)
         // The server aged "c" out and started afresh: take everything, and say so.
-        #expect(cursor.pendingLines(in: ["x", "y"]) == (["x", "y"], true))
+        let restarted = try Self.lines("x\ny\n", after: cursor.lastLine)
+        #expect(restarted.pending.map(\.name) == ["x", "y"] && restarted.cursorLost)
+        // A line listed twice: the cursor means its last appearance.
+        #expect(try Self.lines("a\nb\na\nz\n", after: "a").pending.map(\.name) == ["z"])
+    }
+
+    /// Issue 12, finding 1: an index is bounded in lines, a line in bytes, a run in files; a line that is not
+    /// a relative path is skipped rather than fetched (or retried for ever).
+    @Test func indexLimitsAndMalformedLines() throws {
+        var limits = KeySyncLimits()
+        limits.maxIndexLines = 3
+        limits.maxLineBytes = 20
+        limits.maxFiles = 2
+        #expect(throws: KeyServerListing.ListingError.self) { try Self.lines("a\nb\nc\nd\n", limits: limits) }
+        let index = try Self.lines("ok.zip\n\(String(repeating: "x", count: 30))\n../../etc/passwd\n", limits: limits)
+        #expect(index.lineCount == 3 && index.pending.count == 2 && index.deferred == 1)
+        #expect(index.pending[0] == KeyServerListing.Entry(name: "ok.zip"))
+        #expect(index.pending[1].name == String(repeating: "x", count: 20), "the cursor keeps the first 20 bytes")
+        #expect(index.pending[1].problem?.contains("longer than the 20 allowed") == true)
+        limits.maxFiles = 10
+        for bad in ["../../etc/passwd", "/etc/passwd", "a b.zip", "x\u{01}.zip", "caf\u{E9}.zip"] {
+            let entry = try Self.lines("\(bad)\n", limits: limits).pending[0]
+            #expect(entry.problem?.hasPrefix("malformed index line") == true, "\(bad)")
+        }
+        #expect(try Self.lines("v1/..x/y.zip\n", limits: limits).pending[0].problem == nil)
     }
 
     @Test func cursorRemembersDaysWhileListed() {
@@ -40,6 +72,7 @@ import Agent
         cursor.lastLine = "v1/with space.zip"
         cursor.processedDays = ["2026-11-02"]
         cursor.lastSuccess = 1_700_000_000
+        cursor.failing = SyncCursor.Failing(entry: "v1/slow file.zip", runs: 2)
         try cursor.save(dataDirectory: folder.path)
         #expect(SyncCursor.load(dataDirectory: folder.path, server: cursor.server) == cursor)
         #expect(SyncCursor.load(dataDirectory: folder.path, server: "cwa https://other DE") == SyncCursor(server: "cwa https://other DE"))
@@ -115,15 +148,36 @@ import Agent
         #expect(policy.delay(afterAttempt: 1, jitter: 9) == .seconds(15))
     }
 
+    /// Issue 12, finding 5: only what may recover is retried; an export that cannot or must not be had is
+    /// skipped (the cursor moves on); a listing that cannot be had, or a full disk, stops the run.
     @Test func failuresAreRetriedSkippedOrStopTheRun() {
         let verdict = RetryPolicy.verdict
         #expect(verdict(.transport("reset"), false) == .retry)
         #expect(verdict(.httpStatus(503), false) == .retry)
+        #expect(verdict(.httpStatus(408), false) == .retry)
         #expect(verdict(.httpStatus(429), true) == .retry)
         #expect(verdict(.httpStatus(404), false) == .skipFile)
         #expect(verdict(.httpStatus(404), true) == .stopRun)
-        #expect(verdict(.httpStatus(403), false) == .stopRun)
+        #expect(verdict(.httpStatus(403), false) == .skipFile)
         #expect(verdict(.tooLarge(limit: 1), false) == .skipFile)
         #expect(verdict(.tooLarge(limit: 1), true) == .stopRun)
+        #expect(verdict(.redirectRefused(to: "file:///etc/passwd"), false) == .skipFile)
+        #expect(verdict(.tooManyRedirects(limit: 5), false) == .skipFile)
+        #expect(verdict(.badURL("x"), false) == .skipFile)
+        #expect(verdict(.localWrite("No space left on device"), false) == .stopRun)
+    }
+
+    @Test func redirectsStayWithinTheirOrigin() {
+        let origin = URLOrigin("https://keys.example/v1/index.txt")
+        #expect(origin == URLOrigin("HTTPS://Keys.Example:443/other?x=1"))
+        #expect(origin == URLOrigin("https://user@keys.example/x"))
+        #expect(origin != URLOrigin("http://keys.example/v1/index.txt"), "no change of scheme")
+        #expect(origin != URLOrigin("https://keys.example:8443/v1/index.txt"), "no other port")
+        #expect(origin != URLOrigin("https://evil.example/v1/index.txt"))
+        #expect(origin != URLOrigin("https://keys.example.evil.example/"))
+        #expect(URLOrigin("file:///etc/passwd")?.scheme == "file")
+        #expect(URLOrigin("http://[::1]:8080/a") == URLOrigin("http://[::1]:8080"))
+        #expect(URLOrigin("http://127.0.0.1/") == URLOrigin("http://127.0.0.1:80/"))
+        #expect(URLOrigin("no scheme") == nil && URLOrigin("http://h:99999/") == nil)
     }
 }

@@ -82,7 +82,7 @@ import Testing
         #expect(revised.count == 1 && revised[0]["reportType"] as? String == "revoked")
 
         // The same export.bin on its own decodes too.
-        let bare = try dir.write("export.bin", try ExportArchive(zip: export.zip).exportBin)
+        let bare = try dir.write("export.bin", try export.exportBin())
         let bareText = try Enbeacon.run(["export", "decode", bare])
         #expect(bareText.status == 0 && bareText.stdout.contains("format: bare export.bin"))
         #expect(bareText.stdout.contains("signatures: none (no export.sig)"))

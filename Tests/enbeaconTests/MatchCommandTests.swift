@@ -180,7 +180,7 @@ import Testing
         #expect(refused.status == 2 && refused.stderrLines.count == 1 && refused.stderr.contains("--insecure-skip-verify"))
 
         // A bare export.bin cannot be verified at all, but can be matched knowingly.
-        let bare = try dir.write("export.bin", try ExportArchive(zip: scenario.export.zip).exportBin)
+        let bare = try dir.write("export.bin", try scenario.export.exportBin())
         let insecure = try Enbeacon.run(["match", "--export", bare, "--sightings", files.sightings, "--now", String(Self.now),
                                          "--insecure-skip-verify", "--json"])
         #expect(insecure.stderr == "enbeacon match: warning: --insecure-skip-verify: export signatures are not checked\n")

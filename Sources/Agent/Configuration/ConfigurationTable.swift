@@ -29,8 +29,35 @@ extension ConfigurationKey {
         "sync.interval_hours", .integer(1...168), default: "4",
         "hours between key downloads (a few minutes of random jitter are added)")
     public static let syncMaxFileBytes = ConfigurationKey(
-        "sync.max_file_bytes", .integer(65_536...268_435_456), default: "33554432",
-        "largest download accepted, bytes; a larger file is abandoned")
+        "sync.max_file_bytes", .integer(65_536...2_147_483_647), default: "268435456",
+        "largest export accepted, bytes (the download, and its export.bin inflated); it goes to a file, not to memory")
+    public static let syncMaxIndexBytes = ConfigurationKey(
+        "sync.max_index_bytes", .integer(1_024...67_108_864), default: "4194304",
+        "largest index.txt accepted, bytes (read into memory); a larger one fails the sync")
+    public static let syncMaxIndexLines = ConfigurationKey(
+        "sync.max_index_lines", .integer(1...1_000_000), default: "100000",
+        "most lines an index.txt may have; a longer one fails the sync")
+    public static let syncMaxLineBytes = ConfigurationKey(
+        "sync.max_line_bytes", .integer(16...65_536), default: "1024",
+        "longest index line, bytes; a longer (or otherwise malformed) line is skipped")
+    public static let syncMaxFiles = ConfigurationKey(
+        "sync.max_files", .integer(1...100_000), default: "1000",
+        "most exports downloaded in one sync; the rest wait for the next")
+    public static let syncMaxRedirects = ConfigurationKey(
+        "sync.max_redirects", .integer(0...20), default: "5",
+        "redirects followed per download, each only to the same scheme, host and port")
+    public static let syncDownloadTimeoutSeconds = ConfigurationKey(
+        "sync.download_timeout_seconds", .integer(10...86_400), default: "3600",
+        "longest one download may take, seconds")
+    public static let syncMinRate = ConfigurationKey(
+        "sync.min_rate", .integer(1...100_000_000), default: "1024",
+        "bytes a second below which a download is abandoned (after sync.min_rate_seconds)")
+    public static let syncMinRateSeconds = ConfigurationKey(
+        "sync.min_rate_seconds", .integer(1...3_600), default: "60",
+        "seconds a download may stay below sync.min_rate")
+    public static let syncGiveUpAfterRuns = ConfigurationKey(
+        "sync.give_up_after_runs", .integer(1...100), default: "3",
+        "syncs in a row an export may fail (network, 5xx) before it is skipped")
     public static let riskConfig = ConfigurationKey(
         "risk.config", .path, default: "",
         "ENExposureConfiguration JSON for v1 scoring (and optionally v2); empty: the SPEC §5 defaults")
@@ -59,8 +86,10 @@ extension ConfigurationKey {
     /// The table, in display order.
     public static let all: [ConfigurationKey] = [
         keyServerStyle, keyServerIndexURL, keyServerBaseURL, keyServerCountry, keyServerCAFile, keyServerPublicKey,
-        keyServerKeyID, keyServerKeyVersion, syncIntervalHours, syncMaxFileBytes, riskConfig, riskThreshold,
-        notifyCommand, matchBatchKeys, clockMaximumJumpMinutes, sightingsMaximumPerScan, sightingsMaximumPerHour,
+        keyServerKeyID, keyServerKeyVersion, syncIntervalHours, syncMaxFileBytes, syncMaxIndexBytes, syncMaxIndexLines,
+        syncMaxLineBytes, syncMaxFiles, syncMaxRedirects, syncDownloadTimeoutSeconds, syncMinRate, syncMinRateSeconds,
+        syncGiveUpAfterRuns, riskConfig, riskThreshold, notifyCommand, matchBatchKeys, clockMaximumJumpMinutes,
+        sightingsMaximumPerScan, sightingsMaximumPerHour,
     ]
 
     private static let byName: [String: ConfigurationKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })

@@ -15,7 +15,7 @@ public struct KeySyncSettings: Sendable {
     public var jitter: Duration = .seconds(300)
     /// The first sync after `start` waits at least this long (the radio starts first), at most `interval`.
     public var startDelay: Duration = .seconds(30)
-    public var maxFileBytes = 32 << 20
+    public var limits = KeySyncLimits()
     public var retry = RetryPolicy()
     public var riskV1 = RiskDefaults.v1
     public var riskV2 = RiskDefaults.v2
@@ -29,7 +29,7 @@ public struct KeySyncSettings: Sendable {
     /// the risk configuration files. Every error names the key and what is wrong with its value.
     public init(configuration c: Configuration) throws(ConfigurationError) {
         interval = .seconds(c.integer(.syncIntervalHours) * 3600)
-        maxFileBytes = c.integer(.syncMaxFileBytes)
+        limits = KeySyncLimits(configuration: c)
         keysPerSlice = c.integer(.matchBatchKeys)
         caFile = c.optional(.keyServerCAFile)
         // libcurl opens it later, on the loop: a FIFO or a device named here must be refused now.

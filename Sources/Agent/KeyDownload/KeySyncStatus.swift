@@ -1,15 +1,54 @@
 /// The key sync as the console's `sync` and `status` show it.
 public struct KeySyncStatus: Equatable, Sendable {
-    public enum Phase: Equatable, Sendable {
+    public enum Phase: Equatable, Sendable, CustomStringConvertible {
         case notConfigured
         /// Configured, waiting for a trusted clock.
         case waitingForClock
         case idle
         case listing
         case downloading(file: Int, of: Int)
+        /// Checking the signature of a downloaded export.
+        case verifying(file: Int, of: Int)
         case matching(file: Int, of: Int)
         /// Waiting to try a failed download again.
-        case retrying(attempt: Int)
+        case retrying(attempt: Int, of: Int)
+
+        /// A stable one-word name (`sync --json`'s `phase`); the numbers go in fields of their own.
+        public var name: String {
+            switch self {
+            case .notConfigured: "notConfigured"
+            case .waitingForClock: "waitingForClock"
+            case .idle: "idle"
+            case .listing: "listing"
+            case .downloading: "downloading"
+            case .verifying: "verifying"
+            case .matching: "matching"
+            case .retrying: "retrying"
+            }
+        }
+
+        /// In words, for `sync` and `status`.
+        public var description: String {
+            switch self {
+            case .notConfigured: "not configured (no key server in keyserver.*)"
+            case .waitingForClock: "waiting for a trusted clock"
+            case .idle: "idle"
+            case .listing: "fetching the list of exports"
+            case .downloading(let file, let count): "downloading export \(file) of \(count)"
+            case .verifying(let file, let count): "checking the signature of export \(file) of \(count)"
+            case .matching(let file, let count): "matching the keys of export \(file) of \(count)"
+            case .retrying(let attempt, let count): "waiting to try again (attempt \(attempt) of \(count))"
+            }
+        }
+
+        /// Which export of how many, when the phase is about one.
+        public var file: (number: Int, of: Int)? {
+            switch self {
+            case .downloading(let file, let count), .verifying(let file, let count), .matching(let file, let count):
+                (file, count)
+            default: nil
+            }
+        }
     }
 
     public var phase: Phase = .notConfigured

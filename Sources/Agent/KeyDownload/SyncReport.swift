@@ -19,8 +19,15 @@ public struct SyncReport: Equatable, Sendable {
     public var processed = 0
     /// Exports refused: not a valid zip, or their signature did not verify with the configured key.
     public var rejected = 0
-    /// Exports the server no longer had, or that exceeded the size cap.
+    /// Entries passed over: gone from the server (404/410), refused by a limit (size, redirect), a malformed
+    /// index line, or an export that failed `sync.give_up_after_runs` runs in a row.
     public var skipped = 0
+    /// New entries left for the next run (`sync.max_files`).
+    public var deferred = 0
+    /// Why entries were rejected or skipped, one line each, the first `maxRefusals` of the run (the log has
+    /// them all).
+    public var refusals: [String] = []
+    public static let maxRefusals = 10
     /// Downloads retried after a failure.
     public var retries = 0
     public var bytes = 0
@@ -38,11 +45,17 @@ public struct SyncReport: Equatable, Sendable {
 
     public init() {}
 
+    /// Notes why an entry was rejected or skipped (kept up to `maxRefusals`).
+    public mutating func refuse(_ line: String) {
+        if refusals.count < Self.maxRefusals { refusals.append(line) }
+    }
+
     /// One line for the log.
     public var summary: String {
         var parts = ["\(new) new of \(listed) listed", "\(processed) processed"]
         if rejected > 0 { parts.append("\(rejected) rejected") }
         if skipped > 0 { parts.append("\(skipped) skipped") }
+        if deferred > 0 { parts.append("\(deferred) left for the next sync") }
         if retries > 0 { parts.append("\(retries) retries") }
         parts.append("\(keys) keys, \(matchedKeys) matched")
         if revokedKeys > 0 { parts.append("\(revokedKeys) revoked") }

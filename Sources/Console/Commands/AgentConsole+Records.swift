@@ -24,15 +24,16 @@ extension AgentConsole {
                     item.string("rpi", sighting.rpi.hex)
                     item.string("aem", sighting.aem.hex)
                     item.integer("time", sighting.firstSeen)
-                    item.integer("rssiMax", sighting.rssiMax)
-                    item.integer("rssiMean", sighting.rssiMean)
+                    // null for a sighting without RSSI.
+                    item.integer("rssiMax", sighting.signal?.max)
+                    item.integer("rssiMean", sighting.signal?.mean)
                     item.integer("reports", sighting.reports)
                     return item.text
                 }))
                 return .json(o.text)
             }
             guard !found.isEmpty else { return .text("no sightings stored") }
-            return .text(found.map { "\(UTCDateTime(unixSeconds: $0.firstSeen))  \($0.rpi.hex.prefix(8))…  \($0.rssiMax) dBm max, \($0.reports) reports" }
+            return .text(found.map { "\(UTCDateTime(unixSeconds: $0.firstSeen))  \($0.rpi.hex.prefix(8))…  \($0.signal.map { "\($0.max) dBm max" } ?? "no RSSI"), \($0.reports) reports" }
                 .joined(separator: "\n"))
         })
         table.register(ConsoleCommand("storage", summary: "bytes used, records, oldest sighting, flush state") { request in

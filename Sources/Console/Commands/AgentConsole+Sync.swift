@@ -4,8 +4,8 @@ import ENCore
 /// `sync`, `sync now`: key download state, and a download on demand that answers when it is done.
 extension AgentConsole {
     static func registerSyncCommands(in table: CommandTable, control: AgentControl) {
-        table.register(ConsoleCommand("sync", summary: "key download state") { request in
-            request.json ? .json(syncStatusJSON(control.keySync)) : .text(syncLine(control.keySync))
+        table.register(ConsoleCommand("sync", summary: "key download state, and what the last sync refused") { request in
+            request.json ? .json(syncStatusJSON(control.keySync)) : .text(syncText(control.keySync))
         })
         table.register(ConsoleCommand(
             "sync now", summary: "download and match now; answers when done",
@@ -42,31 +42,57 @@ extension AgentConsole {
         o.integer("startedAt", report.startedAt)
         o.integer("finishedAt", report.finishedAt)
         for (name, value) in [("listed", report.listed), ("new", report.new), ("processed", report.processed),
-                              ("rejected", report.rejected), ("skipped", report.skipped), ("retries", report.retries),
+                              ("rejected", report.rejected), ("skipped", report.skipped), ("deferred", report.deferred),
+                              ("retries", report.retries),
                               ("bytes", report.bytes), ("keys", report.keys), ("matchedKeys", report.matchedKeys),
                               ("revokedKeys", report.revokedKeys), ("newExposures", report.newExposures)] {
             o.integer(name, value)
         }
+        o.raw("refusals", JSON.array(report.refusals.map(JSONText.quoted)))
         return .json(o.text)
     }
 
+    /// `phase` is a stable word (notConfigured, waitingForClock, idle, listing, downloading, verifying, matching,
+    /// retrying), `state` the same in words; `file`/`of` number the export a phase is about; `lastRun` is the
+    /// last run's outcome and figures, with the refusals that explain its skipped and rejected files.
     static func syncStatusJSON(_ status: KeySyncStatus?) -> String {
         let s = status ?? KeySyncStatus()
         var o = JSONObject()
-        o.string("phase", "\(s.phase)")
+        o.string("phase", s.phase.name)
+        o.string("state", s.phase.description)
+        o.integer("file", s.phase.file?.number)
+        o.integer("of", s.phase.file?.of)
         o.string("server", s.server)
         o.integer("lastSuccess", s.lastSuccess)
         o.string("lastError", s.lastError)
         o.integer("nextSync", s.nextSync)
+        if let run = s.lastRun, case .json(let text) = syncReportReply(run, json: true) {
+            o.raw("lastRun", text)
+        } else {
+            o.raw("lastRun", "null")
+        }
         return o.text
     }
 
+    /// One line, for `status`: the state in words, then when it last worked, what went wrong, what comes next.
     static func syncLine(_ status: KeySyncStatus?) -> String {
         let s = status ?? KeySyncStatus()
-        var parts = ["\(s.phase)"]
+        var parts = [s.phase.description]
         if let t = s.lastSuccess { parts.append("last success \(UTCDateTime(unixSeconds: t))") }
         if let e = s.lastError { parts.append("last error: \(e)") }
         if let t = s.nextSync { parts.append("next \(UTCDateTime(unixSeconds: t))") }
         return parts.joined(separator: ", ")
+    }
+
+    /// `sync`: the line, the last run's figures, and each thing it refused.
+    static func syncText(_ status: KeySyncStatus?) -> String {
+        var lines = [syncLine(status)]
+        if let run = status?.lastRun {
+            lines.append("last sync: \(run.summary)")
+            for refusal in run.refusals { lines.append("  \(refusal)") }
+            let more = run.skipped + run.rejected - run.refusals.count
+            if more > 0 { lines.append("  (\(more) more in the log)") }
+        }
+        return lines.joined(separator: "\n")
     }
 }

@@ -1,7 +1,7 @@
 /// Holds the files of multi-file batches until each batch is complete, then releases it whole.
 ///
 /// Pure bookkeeping: it neither reads nor verifies anything, so it is generic over what it holds
-/// (`VerifiedExport` in the agent; anything in tests).
+/// (`VerifiedExportFile`s in the agent and `enbeacon match`; anything in tests).
 public struct BatchCollector<Chunk> {
     public enum Progress {
         /// Stored; the batch still lacks files.
@@ -41,9 +41,3 @@ public struct BatchCollector<Chunk> {
 }
 
 extension BatchCollector: Sendable where Chunk: Sendable {}
-
-extension BatchCollector where Chunk == VerifiedExport {
-    public mutating func add(_ export: VerifiedExport) -> Progress {
-        add(export, at: export.batch)
-    }
-}

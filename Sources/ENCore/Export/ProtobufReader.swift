@@ -26,6 +26,13 @@ struct ProtobufReader {
         var field: UInt32
         var wireType: WireType
         var offset: Int
+
+        /// Throws unless the tag carries `expected`: a known field must have its schema's wire type.
+        func require(_ expected: WireType, in message: String) throws(WireFormatError) {
+            guard wireType == expected else {
+                throw .wrongWireType(message: message, field: field, found: wireType, offset: offset)
+            }
+        }
     }
 
     mutating func readTag() throws(WireFormatError) -> Tag {
@@ -107,11 +114,9 @@ struct ProtobufReader {
         Array(UnsafeRawBufferPointer(rebasing: buffer[range]))
     }
 
-    /// Throws unless `tag` carries `expected`: a known field must have its schema's wire type.
+    /// Throws unless `tag` carries `expected`.
     func require(_ expected: WireType, _ tag: Tag, in message: String) throws(WireFormatError) {
-        guard tag.wireType == expected else {
-            throw .wrongWireType(message: message, field: tag.field, found: tag.wireType, offset: tag.offset)
-        }
+        try tag.require(expected, in: message)
     }
 
     /// Moves past the value of a field this decoder does not know, whatever its wire type.

@@ -28,7 +28,7 @@ public struct TEKSignature: Hashable, Sendable {
                 try decodeList(raw)
             }
         } catch {
-            throw .malformed(file: ExportArchive.exportSigName, error)
+            throw .malformed(file: ExportFile.exportSigName, error)
         }
         guard count <= maxPerList else { throw .tooManySignatures(count: count, limit: maxPerList) }
         return signatures

@@ -9,7 +9,7 @@ import COpenSSL
 /// `@unchecked Sendable`: the EVP_PKEY is never modified after loading, and OpenSSL 3 documents
 /// read-only use of one EVP_PKEY from several threads as safe.
 public final class VerificationKey: @unchecked Sendable {
-    /// Internal rather than private: the streaming verifier (Export/Streaming) feeds it piece by piece.
+    /// Internal rather than private: the verifier (Export/Reading) feeds it piece by piece.
     let key: OpaquePointer
 
     /// A PEM "PUBLIC KEY" block (SubjectPublicKeyInfo), the form key servers publish.
@@ -61,18 +61,4 @@ public final class VerificationKey: @unchecked Sendable {
     }
 
     deinit { EVP_PKEY_free(key) }
-
-    /// ECDSA with SHA-256 over all of `message`; `signature` must already be known to be DER.
-    func verifies(signature: [UInt8], over message: UnsafeRawBufferPointer) -> Bool {
-        guard let context = EVP_MD_CTX_new() else { return false }
-        defer {
-            EVP_MD_CTX_free(context)
-            ERR_clear_error()
-        }
-        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1 else { return false }
-        return signature.withUnsafeBufferPointer { sig in
-            EVP_DigestVerify(context, sig.baseAddress, sig.count,
-                             message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count) == 1
-        }
-    }
 }

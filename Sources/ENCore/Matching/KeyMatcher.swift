@@ -11,7 +11,7 @@ public final class KeyMatcher {
         /// The interval the RPI belongs to (rsin + j).
         public var interval: ENIntervalNumber
         public var metadata: Metadata
-        /// TX power minus the sighting's mean RSSI, floored at 0.
+        /// TX power minus the sighting's mean RSSI, floored at 0 (`Sighting.attenuation(txPower:)`).
         public var attenuation: Int
     }
 
@@ -99,8 +99,8 @@ public final class KeyMatcher {
                 statistics.insaneTxPower += 1
                 continue
             }
-            let attenuation = s.rssiMean == 127 ? 255 : max(0, Int(metadata.txPower) - Int(s.rssiMean))
-            hits.append(Hit(sightingIndex: position, interval: n, metadata: metadata, attenuation: attenuation))
+            hits.append(Hit(sightingIndex: position, interval: n, metadata: metadata,
+                            attenuation: s.attenuation(txPower: metadata.txPower)))
         }
         hits.sort { $0.sightingIndex < $1.sightingIndex }
         if !hits.isEmpty { statistics.matchedKeys += 1 }

@@ -1,7 +1,8 @@
 /// One stored sighting of an RPI that matched a diagnosis key: what risk scoring needs of it and nothing more.
 ///
-/// The matcher makes these from `Sighting`s after decrypting the AEM: it has the TX power, so it computes the
-/// attenuations, and it has already dropped sightings without RSSI or with an implausible TX power.
+/// `ExposureDetection` makes these from the matcher's hits: with the TX power from the decrypted AEM it
+/// computes the attenuations (`Sighting.attenuation(txPower:)`, 255 for a sighting without RSSI); sightings
+/// with an implausible TX power never became hits.
 public struct MatchedSighting: Hashable, Sendable {
     /// Unix seconds of the sighting (the first report in its scan).
     public var time: Int64

@@ -27,7 +27,7 @@ public struct ScanAggregator: Sendable {
 
     public var isEmpty: Bool { order.isEmpty }
 
-    /// One report; `rssi` nil when the controller had none (127).
+    /// One report; `rssi` nil when the controller had none.
     public mutating func add(rpi: Bytes16, aem: AssociatedEncryptedMetadata, rssi: Int8?, at unixSeconds: Int64) {
         let key = Key(rpi: rpi, aem: aem)
         if var a = accumulators[key] {
@@ -50,7 +50,7 @@ public struct ScanAggregator: Sendable {
     }
 
     /// The scan's sightings in order of first report, and a fresh aggregator for the next scan.
-    /// Sightings whose every report lacked RSSI carry 127 ("not available") in both RSSI fields.
+    /// Sightings whose every report lacked RSSI have no `signal`.
     public mutating func finish(secondsSincePreviousScan: UInt16) -> [Sighting] {
         defer {
             order.removeAll(keepingCapacity: true)
@@ -59,9 +59,8 @@ public struct ScanAggregator: Sendable {
         }
         return order.map { key in
             let a = accumulators[key]!
-            let mean: Int8 = a.rssiCount == 0 ? 127 : Int8(roundedDivision(a.rssiSum, a.rssiCount))
-            return Sighting(rpi: key.rpi, aem: key.aem, firstSeen: a.firstSeen, rssiMax: a.rssiMax ?? 127,
-                            rssiMean: mean, reports: a.count,
+            let signal = a.rssiMax.map { SignalStrength(max: $0, mean: Int8(roundedDivision(a.rssiSum, a.rssiCount))) }
+            return Sighting(rpi: key.rpi, aem: key.aem, firstSeen: a.firstSeen, signal: signal, reports: a.count,
                             secondsSincePreviousScan: Int(secondsSincePreviousScan))
         }
     }

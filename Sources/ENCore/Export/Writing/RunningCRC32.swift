@@ -1,7 +1,7 @@
 import CZlib
 
 /// CRC-32 (zip's polynomial, computed by zlib) over data that arrives in pieces: the writer and the
-/// streaming reader never hold a whole entry, so they cannot use `ZipCRC32.checksum` on one buffer.
+/// reader never hold a whole entry, so the checksum is carried from one piece to the next.
 struct RunningCRC32 {
     private(set) var value: UInt32 = 0
 

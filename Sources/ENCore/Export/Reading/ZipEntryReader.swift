@@ -3,12 +3,17 @@ import CZlib
 /// The uncompressed bytes of one zip entry (or of a whole bare export.bin), pulled piece by piece from an
 /// `ExportByteSource`: stored data is copied through, deflated data inflated 64 KiB of input at a time.
 ///
-/// The checks are `ZipArchive.contents`'s: the declared size within the caller's limit, a plausible
-/// compression ratio, no more and no fewer bytes than declared, nothing after the deflate stream, and
-/// the CRC-32 — checked when the last byte has been read, so a caller that acts on bytes before the end
-/// must be ready to drop what it did (the signature check is the real guard; the CRC catches damage).
+/// Checked on the way: the declared size within the caller's limit, a plausible compression ratio, no
+/// more and no fewer bytes than declared (inflation stops one byte past the declaration, however the
+/// stream is crafted), nothing after the deflate stream, and the CRC-32 — checked when the last byte has
+/// been read, so a caller that acts on bytes before the end must be ready to drop what it did (the
+/// signature check is the real guard; the CRC catches damage).
 final class ZipEntryReader {
     static let inputChunk = 64 * 1024
+    /// Real exports compress by well under 2:1 (key data is random); 100:1 is a bomb.
+    static let defaultMaxCompressionRatio = 100
+    /// Below this size a high ratio is harmless (a few hundred zeros compress 100:1 legitimately).
+    static let ratioCheckFloor = 1 << 16
 
     let name: String
     /// The entry's declared uncompressed size; the reader delivers exactly this many bytes or throws.
@@ -26,9 +31,9 @@ final class ZipEntryReader {
     private let stream: UnsafeMutablePointer<z_stream>?
     private let input: UnsafeMutableRawBufferPointer?
 
-    /// An entry found by `StreamingZipDirectory`.
+    /// An entry found by `ZipDirectory`.
     init(entry: ZipEntry, in source: any ExportByteSource, maxSize: Int,
-         maxCompressionRatio: Int = ZipArchive.defaultMaxCompressionRatio) throws(ExportFileError) {
+         maxCompressionRatio: Int = ZipEntryReader.defaultMaxCompressionRatio) throws(ExportFileError) {
         guard entry.uncompressedSize <= maxSize else {
             throw .zip(.entryTooLarge(name: entry.name, declared: entry.uncompressedSize, limit: maxSize))
         }
@@ -39,7 +44,7 @@ final class ZipEntryReader {
                                          actual: entry.compressedSize))
             }
         case .deflated:
-            if entry.uncompressedSize > ZipArchive.ratioCheckFloor {
+            if entry.uncompressedSize > Self.ratioCheckFloor {
                 let ratio = entry.uncompressedSize / max(entry.compressedSize, 1)
                 guard ratio <= maxCompressionRatio else {
                     throw .zip(.compressionRatioTooHigh(name: entry.name, ratio: ratio, limit: maxCompressionRatio))

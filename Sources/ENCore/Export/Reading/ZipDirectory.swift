@@ -1,9 +1,12 @@
 /// The entries of a zip archive read from an `ExportByteSource` without loading the archive: the end
 /// record from the last 64 KiB + 22 bytes, the central directory (at most 1 MiB), and each entry's local
-/// header. Applies every check `ZipArchive` applies, with the same `ZipError`s: no ZIP64, no multi-disk,
-/// no encryption, stored or deflate only, local headers agreeing with the directory, all data inside the
-/// archive, no two entries sharing a name or a byte.
-enum StreamingZipDirectory {
+/// header. A downloaded zip is parsed before anything about it can be trusted, so it refuses whatever this
+/// project has no use for and an attacker might: ZIP64, multiple disks, encryption, methods other than
+/// stored and deflate, local headers disagreeing with the directory, data outside the archive, two
+/// entries sharing a name or a byte.
+enum ZipDirectory {
+    /// Exports hold two entries (three for the Dutch app's content.sig); 64 is plenty.
+    static let defaultMaxEntries = 64
     /// 64 entries of ordinary names take a few KiB; a bigger directory is not an export's.
     static let maxDirectorySize = 1 << 20
 
@@ -18,7 +21,7 @@ enum StreamingZipDirectory {
     private static let maxCommentLength = 0xFFFF
 
     static func entries(
-        of source: some ExportByteSource, maxEntries: Int = ZipArchive.defaultMaxEntries
+        of source: some ExportByteSource, maxEntries: Int = ZipDirectory.defaultMaxEntries
     ) throws(ExportFileError) -> [ZipEntry] {
         let size = source.byteCount
         guard size >= endSize else { throw .zip(.notAZip) }
@@ -97,7 +100,11 @@ enum StreamingZipDirectory {
         let next = offset + centralSize + fields.nameLength + fields.extraLength + fields.commentLength
         guard next <= bytes.count else { throw .zip(.corruptCentralDirectory("entry runs past the directory")) }
         let nameBytes = bytes[(offset + centralSize)..<(offset + centralSize + fields.nameLength)]
-        let name = String(decoding: nameBytes, as: UTF8.self)
+        // Control characters become '?': a name goes into error messages and log lines, which are one line
+        // each, and "export.bin" and "export.sig" have none.
+        let name = String(String.UnicodeScalarView(String(decoding: nameBytes, as: UTF8.self).unicodeScalars.map {
+            $0.value < 0x20 || $0.value == 0x7F ? "?" : $0
+        }))
 
         // Bit 0: traditional encryption; bit 6: strong encryption; method 99: WinZip AES.
         if fields.flags & 0x0001 != 0 || fields.flags & 0x0040 != 0 || fields.method == 99 {

@@ -1,5 +1,3 @@
-import ENCore
-
 extension UTCDay {
     /// The day an ISO-8601 date (`2020-04-02`) names, or nil for anything else, impossible dates included.
     public init?(isoDate text: String) {

@@ -1,5 +1,3 @@
-import ENCore
-
 /// From one matched key to its `Exposure` record: v1 with the configured ENExposureConfiguration, v2 windows
 /// with the v2 configuration. Pure.
 public enum ExposureScoring {

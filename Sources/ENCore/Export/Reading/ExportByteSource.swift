@@ -1,4 +1,5 @@
-/// Random-access bytes an export is read from: a file (the command line's `ReadOnlyFile`) or memory.
+/// Random-access bytes an export is read from: a file (the command line's export, the agent's download)
+/// or memory (tests).
 ///
 /// `ExportFile` reads through it in bounded pieces — the zip's directory, then export.bin 64 KiB at a
 /// time — so a 60 MB export never has to be in memory. ENCore does no I/O itself; sources that touch
@@ -33,7 +34,7 @@ extension ExportByteSource {
     }
 }
 
-/// An export already in memory (a download, a test's bytes) read through the same bounded path.
+/// An export already in memory (a test's bytes) read through the same bounded path.
 public struct InMemoryExportSource: ExportByteSource, Sendable {
     public let bytes: [UInt8]
 

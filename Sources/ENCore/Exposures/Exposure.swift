@@ -1,7 +1,6 @@
-import ENCore
-
-/// What the agent keeps of one diagnosis key found among its sightings: the day, how long and how close
-/// (v1), the v2 window scores, and when it was found. Never the key itself: the `id` names it one-way.
+/// One diagnosis key found among the sightings, as the agent records it and `enbeacon match` prints it: the
+/// day, how long and how close (v1), the v2 window scores, and when it was found. Never the key itself: the
+/// `id` names it one-way.
 ///
 /// One record per key. When v1 splits a key's sightings into several exposures (gaps over ten minutes),
 /// the record sums their durations and attenuation durations (each bucket capped at 30 minutes, as Apple's

@@ -1,5 +1,4 @@
 import COpenSSL
-import ENCore
 
 /// The stable name of an exposure: a hash of the diagnosis key and its rolling start (its day).
 ///

@@ -11,6 +11,8 @@ public enum ExportFileError: Error, Equatable, Sendable, CustomStringConvertible
     /// A field that must be decoded whole (a key record, a SignatureInfo, the region) is longer than the
     /// streaming window. Real ones are tens of bytes; only a crafted file gets here.
     case fieldTooLarge(field: UInt32, offset: Int, length: Int, limit: Int)
+    /// An unknown group (no export schema has one) that does not fit in the streaming window.
+    case groupTooLarge(field: UInt32, offset: Int, limit: Int)
     /// export.bin hashed differently while its keys were read than when its signature was checked:
     /// the file changed in between, and nothing read from it may be used.
     case changedSinceVerification
@@ -23,6 +25,8 @@ public enum ExportFileError: Error, Equatable, Sendable, CustomStringConvertible
         case .tooLarge(let bytes, let limit): "export.bin is \(bytes) bytes, more than the \(limit) allowed"
         case .fieldTooLarge(let field, let offset, let length, let limit):
             "export.bin field \(field) at byte \(offset) is \(length) bytes, more than the \(limit) a record may take"
+        case .groupTooLarge(let field, let offset, let limit):
+            "export.bin group \(field) at byte \(offset) is longer than the \(limit) bytes a field may take"
         case .changedSinceVerification:
             "export.bin changed after its signature was checked; nothing read from it is used"
         }
@@ -52,6 +56,6 @@ extension ExportFileError {
     static func zip(_ error: ZipError) -> ExportFileError { .export(.zip(error)) }
 
     static func malformedExportBin(_ error: WireFormatError) -> ExportFileError {
-        .export(.malformed(file: ExportArchive.exportBinName, error))
+        .export(.malformed(file: ExportFile.exportBinName, error))
     }
 }

@@ -1,5 +1,3 @@
-import ENCore
-
 /// An exposure as one JSON object: a line of the exposures file, and what `notify.command` reads on stdin.
 ///
 /// ```json

@@ -1,5 +1,3 @@
-import ENCore
-
 /// The risk configurations in force when `risk.config` names none.
 public enum RiskDefaults {
     /// SPEC §5's ENExposureConfiguration: every level value equal to its bucket number plus one, thresholds

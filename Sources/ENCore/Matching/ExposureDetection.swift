@@ -1,0 +1,150 @@
+/// Diagnosis keys in, exposures out: the one matching pipeline, which the agent's key sync and
+/// `enbeacon match` both feed with the keys of their export files, one key at a time and one file at a time.
+///
+/// - **Matching**: each key goes through the `KeyMatcher` built over the stored sightings (none: only
+///   revocations are looked for).
+/// - **Assembly**: the hits of a key become the `MatchedKey` risk scoring reads, each sighting with its
+///   time, its attenuations from the TX power its decrypted metadata declared, and its scan gap. A sighting
+///   without RSSI is kept at `Sighting.unknownAttenuation` (see `SignalStrength`).
+/// - **De-duplication**: keys are identified by key data and rolling start (`ExposureID`). A key seen again
+///   — the same key in a daily and a 14-day file, a revision in `revised_keys` — replaces the earlier match,
+///   so the later report type wins; a key that no longer matches leaves the earlier match standing.
+/// - **Revocation**: a key with report type REVOKED removes its match and is remembered, so that no file read
+///   later brings it back (the agent's exposure log keeps the same tombstones across runs).
+/// - **Scoring**: v1 and v2 through `ExposureScoring`, one `Exposure` per standing match.
+///
+/// Files are transactions: `beginFile`, keys, then `endFile` — or `abandonFile` when the file turned out
+/// corrupt past its header, which takes back everything its keys did.
+public final class ExposureDetection {
+    /// One key found among the sightings.
+    public struct Match: Sendable {
+        public var key: DiagnosisKey
+        public var id: ExposureID
+        /// The sightings it explains, in sighting order.
+        public var hits: [KeyMatcher.Hit]
+        /// What risk scoring reads of it.
+        public var matchedKey: MatchedKey
+        /// The export file it came from (the last one, if several listed it).
+        public var file: String
+    }
+
+    /// Everything found so far, as one value so that a file can be taken back.
+    private struct State {
+        var matches: [ExposureID: Match] = [:]
+        var order: [ExposureID] = []
+        var revoked: [ExposureID: UTCDay] = [:]
+        var revocations = 0
+        var keys = 0
+    }
+
+    /// Nil when there are no sightings.
+    public let matcher: KeyMatcher?
+    private var state = State()
+    /// The state before the file being read, to go back to if it is abandoned.
+    private var beforeFile: State?
+    private var file = ""
+
+    public init(matcher: KeyMatcher?) { self.matcher = matcher }
+
+    /// The matches still standing, in the order they were first found.
+    public var matched: [Match] { state.order.compactMap { state.matches[$0] } }
+    /// Every revoked key seen, with its day (the exposure log's tombstones).
+    public var revoked: [(id: ExposureID, day: UTCDay)] {
+        state.revoked.map { ($0.key, $0.value) }.sorted { $0.id < $1.id }
+    }
+    /// Matches removed by a revocation.
+    public var revocations: Int { state.revocations }
+    /// Valid keys considered, revoked ones included.
+    public var keys: Int { state.keys }
+
+    public func beginFile(_ name: String) {
+        precondition(beforeFile == nil, "a file is already being read")
+        beforeFile = state
+        file = name
+    }
+
+    /// The file's keys count.
+    public func endFile() {
+        beforeFile = nil
+    }
+
+    /// The file's keys are taken back, as if it had never been read.
+    public func abandonFile() {
+        if let beforeFile { state = beforeFile }
+        beforeFile = nil
+    }
+
+    /// One valid key of the file being read.
+    public func consider(_ key: DiagnosisKey) {
+        state.keys += 1
+        let id = ExposureID(key: key.tek)
+        if key.reportType == .revoked {
+            state.revoked[id] = UTCDay(key.tek.rollingStart)
+            if state.matches.removeValue(forKey: id) != nil { state.revocations += 1 }
+            return
+        }
+        guard state.revoked[id] == nil, let matcher else { return }
+        let hits = matcher.match(key)
+        guard !hits.isEmpty else { return }
+        let match = Match(key: key, id: id, hits: hits, matchedKey: Self.matchedKey(key, hits: hits, in: matcher.sightings),
+                          file: file)
+        if state.matches.updateValue(match, forKey: id) == nil { state.order.append(id) }
+    }
+
+    /// The standing matches scored: one `Exposure` each, unless v1 finds no exposure in it.
+    public func exposures(v1: ExposureConfigurationV1, v2: ExposureConfigurationV2, today: UTCDay,
+                          detectedAt: Int64) -> [Exposure] {
+        matched.compactMap { match in
+            ExposureScoring.exposure(to: match.matchedKey, id: match.id, v1: v1, v2: v2, today: today,
+                                     detectedAt: detectedAt)
+        }
+    }
+
+    /// The hits of `key` in the form risk scoring reads.
+    static func matchedKey(_ key: DiagnosisKey, hits: [KeyMatcher.Hit], in sightings: [Sighting]) -> MatchedKey {
+        let matched = hits.map { hit in
+            let sighting = sightings[hit.sightingIndex]
+            let txPower = hit.metadata.txPower
+            return MatchedSighting(time: sighting.firstSeen,
+                                   attenuation: UInt8(clamping: sighting.attenuation(txPower: txPower)),
+                                   minimumAttenuation: UInt8(clamping: sighting.minimumAttenuation(txPower: txPower)),
+                                   secondsSincePreviousScan: sighting.secondsSincePreviousScan)
+        }
+        return MatchedKey(rollingStart: key.tek.rollingStart, transmissionRiskLevel: key.transmissionRiskLevel,
+                          reportType: key.reportType, daysSinceOnsetOfSymptoms: key.daysSinceOnsetOfSymptoms,
+                          sightings: matched)
+    }
+}
+
+extension ExposureDetection {
+    /// Every key of a verified file, in one call (for callers that need not slice): the file is a
+    /// transaction, taken back if it fails halfway. Returns the records skipped as invalid.
+    @discardableResult
+    public func consider(_ file: VerifiedExportFile, name: String) throws(ExportFileError) -> SkippedKeys {
+        beginFile(name)
+        do {
+            let skipped = try file.forEachKey { consider($0) }
+            endFile()
+            return skipped
+        } catch {
+            abandonFile()
+            throw error
+        }
+    }
+
+    /// Every key of a file whose signature was not checked (`enbeacon match --insecure-skip-verify`).
+    @discardableResult
+    public func considerUnverified(
+        _ file: ExportFile, name: String
+    ) throws(ExportFileError) -> (header: ExportHeader, skipped: SkippedKeys) {
+        beginFile(name)
+        do {
+            let read = try file.forEachUnverifiedKey { consider($0.key) }
+            endFile()
+            return read
+        } catch {
+            abandonFile()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,317 @@
+import ENCore
+import Foundation
+import Store
+import Testing
+
+/// The agent as a process of its own (`enbeacon run` on the virtual board) syncing from a key server on
+/// 127.0.0.1, its peak RSS read from /proc (VmHWM) and `enbeacon ctl status` timed throughout. Bounds on
+/// memory and on the console's answers are asserted; the length of a sync is only printed.
+@Suite(.serialized) struct KeySyncMemoryTests {
+    /// Issue 11: a 2,000,000-key signed export is matched (not refused for its size) in under 24 MB, and the
+    /// console answers within a second all along.
+    @Test func twoMillionKeysSyncInUnder24MBWhileStatusAnswers() throws {
+        let dir = try TestDirectory()
+        let world = try AgentSyncWorld(dir)
+        let met = try world.meet()
+        let keys = 2_000_000
+        var bytes = 0
+        try world.publish("big.zip") { writer in
+            var g = SystemRandomNumberGenerator()
+            for i in 0..<keys {
+                if i == keys / 2 { try writer.add(met) }
+                try writer.add(DiagnosisKey(tek: TemporaryExposureKey.generate(for: world.keyDay, using: &g),
+                                            transmissionRiskLevel: 3))
+            }
+        } size: { bytes = $0 }
+        try world.publishIndex(["big.zip"])
+        let server = try PythonHTTPServer(root: world.root)
+        defer { server.stop() }
+        let agent = try SyncingAgent(dir, index: "http://127.0.0.1:\(server.port)/index.txt", world: world)
+        defer { agent.stop() }
+
+        let watch = try agent.syncNowWatchingStatus()
+        let report = try #require(watch.report)
+        #expect(report["outcome"] as? String == "succeeded", "\(report)")
+        #expect(report["keys"] as? Int == keys + 1)
+        #expect(report["matchedKeys"] as? Int == 1 && report["newExposures"] as? Int == 1)
+        print("agent sync of \(keys + 1) keys (\(bytes) byte zip): peak RSS \(watch.peakKiB) KiB "
+              + "(\(watch.peakKiB / 1024) MB; \(agent.idleKiB) KiB idle before the sync), status answered \(watch.answers) "
+              + "times in at most \(watch.slowestMilliseconds) ms, sync took \(watch.seconds) s")
+        #expect(watch.answers >= 3, "status was asked while the sync ran")
+        #expect(watch.peakKiB < 24 * 1024)
+        #expect(watch.slowestMilliseconds < 1000)
+        #expect(agent.downloadsLeft.isEmpty)
+    }
+
+    /// Issue 12, finding 1: an index of 32 MiB of tiny lines, and exports of 128 MiB whose signature is
+    /// missing or forged, cost the agent no memory: refused (the index by its size, the exports by their
+    /// signature, checked in a bounded pass), peak RSS under 32 MB, the console answering within a second;
+    /// the good file after them still matches.
+    @Test func aHostileIndexAndHugeUnsignedExportsCostNoMemory() throws {
+        let dir = try TestDirectory()
+        let world = try AgentSyncWorld(dir)
+        let met = try world.meet()
+        var hostile = [UInt8](repeating: UInt8(ascii: "a"), count: 32 << 20)
+        for i in stride(from: 1, to: hostile.count, by: 2) { hostile[i] = UInt8(ascii: "\n") }
+        try world.publish(hostile, at: "index.txt")
+        let server = try PythonHTTPServer(root: world.root)
+        defer { server.stop() }
+        let agent = try SyncingAgent(dir, index: "http://127.0.0.1:\(server.port)/index.txt", world: world)
+        defer { agent.stop() }
+
+        let index = try agent.syncNowWatchingStatus()
+        let refused = try #require(index.report)
+        #expect(refused["outcome"] as? String == "failed")
+        #expect((refused["error"] as? String)?.hasSuffix("response larger than 4194304 bytes, aborted (sync.max_index_bytes)")
+                == true, "\(refused)")
+        #expect(try agent.ctl("sync").contains("last error: listing http://127.0.0.1:\(server.port)/index.txt: "
+                                                + "response larger than 4194304 bytes, aborted (sync.max_index_bytes)"))
+
+        // 128 MiB of export.bin: signed by someone else, and the same file with its export.sig renamed away.
+        let impostor = try SigningKey.generateP256()
+        var forged: [UInt8] = []
+        try world.publish("forged.zip", signedBy: impostor, compression: .stored) { writer in
+            var g = SystemRandomNumberGenerator()
+            for _ in 0..<4_700_000 {
+                try writer.add(DiagnosisKey(tek: TemporaryExposureKey.generate(for: world.keyDay, using: &g)))
+            }
+        } size: { _ in } bytes: { forged = $0 }
+        #expect(forged.count > 128 << 20)
+        try world.publish(Self.renamingExportSig(forged), at: "unsigned.zip")
+        forged = []
+        try world.publish("good.zip") { try $0.add(met) } size: { _ in }
+        try world.publishIndex(["unsigned.zip", "forged.zip", "good.zip"])
+
+        let exports = try agent.syncNowWatchingStatus()
+        let report = try #require(exports.report)
+        #expect(report["outcome"] as? String == "succeeded", "\(report)")
+        #expect(report["rejected"] as? Int == 2 && report["newExposures"] as? Int == 1, "\(report)")
+        let refusals = report["refusals"] as? [String] ?? []
+        #expect(refusals == ["unsigned.zip: rejected, export.sig is missing: an unsigned export is never used",
+                             "forged.zip: rejected, signature by 999-v1 does not verify"])
+        let sync = try agent.ctl("sync")
+        #expect(sync.contains("  forged.zip: rejected, signature by 999-v1 does not verify"), "\(sync)")
+        let peak = max(index.peakKiB, exports.peakKiB)
+        print("hostile key server: 32 MiB index refused, 2 exports of \(128 + 1)+ MiB rejected: peak RSS \(peak) KiB "
+              + "(\(agent.idleKiB) KiB idle before), status answered in at most "
+              + "\(max(index.slowestMilliseconds, exports.slowestMilliseconds)) ms, \(exports.seconds) s")
+        #expect(peak < 32 * 1024)
+        #expect(max(index.slowestMilliseconds, exports.slowestMilliseconds) < 1000)
+        #expect(agent.downloadsLeft.isEmpty)
+    }
+
+    /// The zip with its export.sig entry renamed (same length, so every offset and CRC stays right): unsigned.
+    static func renamingExportSig(_ zip: [UInt8]) -> [UInt8] {
+        let from = Array("export.sig".utf8), to = Array("export.xig".utf8)
+        var out = zip
+        var i = 0
+        while i + from.count <= out.count {
+            if out[i] == from[0] && Array(out[i..<(i + from.count)]) == from {
+                out.replaceSubrange(i..<(i + from.count), with: to)
+                i += from.count
+            } else {
+                i += 1
+            }
+        }
+        return out
+    }
+}
+
+/// A key server folder, a configured public key, and sightings of a met key in the agent's data directory.
+struct AgentSyncWorld {
+    let dir: TestDirectory
+    let signing: SigningKey
+    var root: String { dir.path("root") }
+    var data: String { dir.path("data") }
+    var publicKey: String { dir.path("key.pem") }
+    /// The day before yesterday: its keys are out of embargo whatever the time now.
+    let keyDay: ENIntervalNumber
+
+    init(_ dir: TestDirectory) throws {
+        self.dir = dir
+        signing = try SigningKey.generateP256()
+        keyDay = ENIntervalNumber(unixSeconds: Int64(Date().timeIntervalSince1970))!.dayStart.advanced(by: -288)!
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try dir.write("key.pem", text: signing.publicKeyPEM)
+    }
+
+    /// A key whose sightings (30 min at 50 dB, 09:00 of `keyDay`) are stored where the agent will find them.
+    func meet() throws -> DiagnosisKey {
+        var g = SystemRandomNumberGenerator()
+        let key = DiagnosisKey(tek: TemporaryExposureKey.generate(for: keyDay, using: &g), transmissionRiskLevel: 4)
+        let schedule = try KeySchedule()
+        let store = try SightingStore(dataDirectory: data)
+        let rpik = schedule.rpik(key.tek.keyData), aemk = schedule.aemk(key.tek.keyData)
+        let start = keyDay.unixSeconds + 9 * 3600
+        for time in stride(from: start, through: start + 1800, by: 300) {
+            let rpi = schedule.rpi(rpik: rpik, interval: ENIntervalNumber(unixSeconds: time)!)
+            store.append(ENCore.Sighting(rpi: rpi, aem: schedule.aem(aemk: aemk, rpi: rpi, Metadata(txPower: 0).plaintext),
+                                  firstSeen: time, rssiMax: -45, rssiMean: -50, reports: 4, secondsSincePreviousScan: 300))
+        }
+        try store.flush()
+        return key
+    }
+
+    /// A signed export written key by key (`fill`), then stored under the server root.
+    func publish(_ name: String, signedBy key: SigningKey? = nil, compression: ZipEntry.Method = .deflated,
+                 _ fill: (ExportWriter<InMemoryExportOutput>) throws -> Void, size: (Int) -> Void,
+                 bytes: ([UInt8]) -> Void = { _ in }) throws {
+        let start = UInt64(keyDay.unixSeconds)
+        let writer = try ExportWriter(
+            descriptor: ExportDescriptor(startTimestamp: start, endTimestamp: start + 86_400, region: "XX"),
+            signers: [ExportSigner(key: key ?? signing, keyID: ExportCommandTests.id)], compression: compression,
+            output: InMemoryExportOutput())
+        try fill(writer)
+        let zip = try writer.finish().bytes
+        try publish(zip, at: name)
+        size(zip.count)
+        bytes(zip)
+    }
+
+    func publish(_ bytes: [UInt8], at name: String) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: root + "/" + name))
+    }
+
+    func publishIndex(_ lines: [String]) throws {
+        try publish(Array(lines.map { $0 + "\n" }.joined().utf8), at: "index.txt")
+    }
+}
+
+/// `python3 -m http.server` on 127.0.0.1, a real and independent HTTP server.
+final class PythonHTTPServer {
+    let process = Process()
+    let port: Int
+
+    init(root: String) throws {
+        let out = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root]
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // "Serving HTTP on 127.0.0.1 port N (http://127.0.0.1:N/) ..."
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let port = text.split(separator: " ").dropFirst(5).first.flatMap({ Int($0) }) else {
+            process.terminate()
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "http.server did not start: \(text)"])
+        }
+        self.port = port
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+/// `enbeacon run` on the virtual board with a key server configured, watched for memory and answers; its log
+/// goes to a file.
+final class SyncingAgent {
+    let process = Process()
+    let data: String
+    let log: String
+    /// VmRSS once the controller was ready, before any sync.
+    private(set) var idleKiB = 0
+
+    /// What watching a `sync now` saw.
+    struct Watch {
+        var report: [String: Any]?
+        var peakKiB: Int
+        var answers: Int
+        var slowestMilliseconds: Int
+        var seconds: Int
+    }
+
+    init(_ dir: TestDirectory, index: String, world: AgentSyncWorld) throws {
+        data = world.data
+        log = dir.path("agent.log")
+        let config = try dir.write("enbeacon.conf", text: """
+            keyserver.index_url = \(index)
+            keyserver.public_key = \(world.publicKey)
+            keyserver.key_id = 999
+
+            """)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        process.executableURL = Enbeacon.binary
+        process.arguments = ["run", "--data", data, "--config", config, "--console", "none", "--seconds", "1800"]
+        process.standardError = FileHandle(forWritingAtPath: log)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("controller ready") ?? false) {
+            guard Date() < deadline, process.isRunning else {
+                throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "agent did not start"])
+            }
+            usleep(20_000)
+        }
+        idleKiB = status("VmRSS") ?? 0
+    }
+
+    /// A line of /proc/PID/status, in KiB.
+    func status(_ field: String) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    }
+
+    /// One console command through the socket; its stdout.
+    func ctl(_ command: String...) throws -> String {
+        let r = try Enbeacon.run(["ctl", "--data", data] + command)
+        return r.stdout
+    }
+
+    /// `ctl --json sync now` in the background while `ctl status` is asked again and again: the sync's report,
+    /// the agent's peak RSS, and how long the slowest status took.
+    func syncNowWatchingStatus(timeout: TimeInterval = 900) throws -> Watch {
+        let sync = Process()
+        let out = Pipe()
+        sync.executableURL = Enbeacon.binary
+        sync.arguments = ["ctl", "--data", data, "--json", "sync", "now"]
+        sync.standardOutput = out
+        sync.standardError = FileHandle.nullDevice
+        sync.standardInput = FileHandle.nullDevice
+        let started = Date()
+        try sync.run()
+        var watch = Watch(report: nil, peakKiB: 0, answers: 0, slowestMilliseconds: 0, seconds: 0)
+        let deadline = started.addingTimeInterval(timeout)
+        while sync.isRunning && Date() < deadline {
+            let asked = Date()
+            let answer = try Enbeacon.run(["ctl", "--data", data, "--json", "status"])
+            let milliseconds = Int(Date().timeIntervalSince(asked) * 1000)
+            if answer.status == 0 {
+                watch.answers += 1
+                watch.slowestMilliseconds = max(watch.slowestMilliseconds, milliseconds)
+            } else {
+                watch.slowestMilliseconds = Int.max
+            }
+            watch.peakKiB = max(watch.peakKiB, status("VmHWM") ?? 0)
+            usleep(200_000)  // the sampling interval, not a wait for anything
+        }
+        if sync.isRunning { sync.terminate() }
+        let text = out.fileHandleForReading.readDataToEndOfFile()
+        sync.waitUntilExit()
+        watch.seconds = Int(Date().timeIntervalSince(started))
+        watch.peakKiB = max(watch.peakKiB, status("VmHWM") ?? 0)
+        watch.report = try JSONSerialization.jsonObject(with: text) as? [String: Any]
+        return watch
+    }
+
+    /// Temporary downloads still in the data directory.
+    var downloadsLeft: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: data)) ?? []).filter { $0.hasSuffix(".download") }
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+    }
+}
