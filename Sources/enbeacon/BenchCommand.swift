@@ -10,12 +10,18 @@ import Glibc
 /// baseline in the same run, because the machines are shared and their speed varies.
 enum BenchCommand {
     static let help = """
-        usage: enbeacon bench match [--keys N] [--sightings N] [--export-file PATH]
+        usage: enbeacon bench match [--keys N] [--sightings N]... [--export-file PATH]
                enbeacon bench store [--per-day N] [--days N]
 
         match   matching throughput: N random diagnosis keys (default 2,000,000) against N stored
-                sightings (default 20,000), 1 key in 10,000 of them really seen. Baseline: the key
-                schedule alone (RPIK + 144 RPIs per key), in the same run.
+                sightings, 1 key in 10,000 of them really seen. Baseline: the key schedule alone
+                (RPIK + 144 RPIs per key). The keys go in slices, each timed through the baseline
+                and through every matcher in turn, in this thread's CPU time, so a neighbour's load
+                falls on all alike. --sightings N may be repeated; without it, 20,000 and 200,000
+                (a busy care home's fortnight, and ten times that). For each count: the index's
+                memory, its filter's false-positive rate on 4,000,000 random RPIs, and the
+                matcher's time as a % of the key schedule alone; the last line is `match N keys/s`
+                at the first count.
                 --export-file PATH: the same keys in a signed export file instead, matched as
                 `enbeacon match` does (read 64 KiB at a time, verified, keys streamed): PATH is
                 written first if it does not exist (its public key beside it as PATH.pub.pem), else
@@ -33,11 +39,15 @@ enum BenchCommand {
         switch which {
         case "match":
             let keys = try count(&arguments, "--keys", default: 2_000_000)
-            let sightings = try count(&arguments, "--sightings", default: 20_000)
+            var sightings: [Int] = []
+            for text in try arguments.options("--sightings") { sightings.append(try count("--sightings", text)) }
             let exportFile = try arguments.option("--export-file")
             try arguments.finish()
-            if let exportFile { return matchExportFile(path: exportFile, keys: keys, sightings: sightings, out: out) }
-            return match(keys: keys, sightings: sightings, out: out)
+            if let exportFile {
+                guard sightings.count <= 1 else { throw UsageError("bench", "--export-file takes one --sightings count") }
+                return matchExportFile(path: exportFile, keys: keys, sightings: sightings.first ?? 20_000, out: out)
+            }
+            return match(keys: keys, sightingCounts: sightings.isEmpty ? [20_000, 200_000] : sightings, out: out)
         case "store":
             let perDay = try count(&arguments, "--per-day", default: 5_000)
             let days = try count(&arguments, "--days", default: 14)
@@ -50,6 +60,10 @@ enum BenchCommand {
 
     static func count(_ arguments: inout Arguments, _ name: String, default value: Int) throws(UsageError) -> Int {
         guard let text = try arguments.option(name) else { return value }
+        return try count(name, text)
+    }
+
+    static func count(_ name: String, _ text: String) throws(UsageError) -> Int {
         guard let n = Int(text), n >= 1, n <= 50_000_000 else {
             throw UsageError("bench", "\(name): expected 1-50000000, got '\(text)'")
         }
@@ -94,39 +108,89 @@ enum BenchCommand {
         return (sightings, planted)
     }
 
-    static func match(keys keyCount: Int, sightings sightingCount: Int, out: FileOutput) -> Int32 {
-        guard let schedule = try? KeySchedule() else { return 1 }
-        let now = benchNow
-        func key(_ i: Int) -> DiagnosisKey { benchKey(i) }
-        let (sightings, planted) = benchSightings(keys: keyCount, sightings: sightingCount, schedule: schedule)
-
-        // Baseline: the key schedule alone.
-        var sink: UInt64 = 0
-        let baselineStart = monotonicSeconds()
-        for i in 0..<keyCount {
-            let tek = key(i).tek
-            schedule.withRPIs(rpik: schedule.rpik(tek.keyData), from: tek.rollingStart) { sink ^= UInt64($0[143].prefix16) }
-        }
-        let baseline = monotonicSeconds() - baselineStart
-
-        let buildStart = monotonicSeconds()
-        let matcher = KeyMatcher(sightings: sightings, now: now, schedule: schedule)
-        let build = monotonicSeconds() - buildStart
+    /// One sighting count of `bench match`: its matcher and what was measured of it.
+    struct MatchRun {
+        let sightings: Int
+        let planted: Int
+        let matcher: KeyMatcher
+        let build: Double
+        var seconds = 0.0
         var matched = 0
-        let matchStart = monotonicSeconds()
-        for i in 0..<keyCount where !matcher.match(key(i)).isEmpty { matched += 1 }
-        let matching = monotonicSeconds() - matchStart
+    }
 
+    static func match(keys keyCount: Int, sightingCounts: [Int], out: FileOutput) -> Int32 {
+        guard let schedule = try? KeySchedule() else { return 1 }
+        var runs: [MatchRun] = []
+        for count in sightingCounts {
+            let (sightings, planted) = benchSightings(keys: keyCount, sightings: count, schedule: schedule)
+            let buildStart = monotonicSeconds()
+            let matcher = KeyMatcher(sightings: sightings, now: benchNow, schedule: schedule)
+            runs.append(MatchRun(sightings: count, planted: planted, matcher: matcher, build: monotonicSeconds() - buildStart))
+        }
+
+        // The keys go by in slices; each slice is timed once through the key schedule alone and once
+        // through each matcher, the order turning from slice to slice. The machines are shared: a
+        // neighbour's build that starts halfway through then slows the baseline and the matchers alike,
+        // where timing each over the whole run would charge it to whichever ran last. The clock is this
+        // thread's CPU time, so time the neighbours hold the core is charged to no one.
+        var sink: UInt64 = 0
+        var baseline = 0.0
+        let sliceCount = min(keyCount, 40)
+        for slice in 0..<sliceCount {
+            let keys = keyCount * slice / sliceCount ..< keyCount * (slice + 1) / sliceCount
+            for turn in 0...runs.count {
+                let which = (turn + slice) % (runs.count + 1)
+                let start = cpuSeconds()
+                if which == runs.count {
+                    for i in keys {
+                        let tek = benchKey(i).tek
+                        schedule.withRPIs(rpik: schedule.rpik(tek.keyData), from: tek.rollingStart) { sink ^= UInt64($0[143].prefix16) }
+                    }
+                    baseline += cpuSeconds() - start
+                } else {
+                    let matcher = runs[which].matcher
+                    var matched = 0
+                    for i in keys where !matcher.match(benchKey(i)).isEmpty { matched += 1 }
+                    runs[which].seconds += cpuSeconds() - start
+                    runs[which].matched += matched
+                }
+            }
+        }
+
+        out.write("baseline (RPIK + 144 RPIs per key): \(Int(Double(keyCount) / baseline)) keys/s\n")
+        for run in runs {
+            let index = run.matcher.index
+            let filter = index.filter
+            out.write("keys \(keyCount), sightings \(run.sightings), planted \(run.planted), matched keys \(run.matched)\n")
+            out.write("index build \(format(run.build * 1000)) ms\n")
+            out.write("index \(format(Double(index.byteCount) / 1024)) KiB, of which filter \(format(Double(filter.byteCount) / 1024)) KiB; "
+                      + "filter false positives \(formatPercent(falsePositiveRate(filter))) % of 4000000 random RPIs\n")
+            out.write("matching: \(format(run.seconds)) s, \(format(run.seconds / baseline * 100)) % of baseline time\n")
+        }
+        for run in runs {
+            out.write("matcher at \(run.sightings) sightings: \(format(run.seconds / baseline * 100)) % of the key schedule alone, "
+                      + "\(keysPerSecond(keyCount, run.seconds)) keys/s\n")
+        }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        out.write("keys \(keyCount), sightings \(sightingCount), planted \(planted), matched keys \(matched)\n")
-        out.write("index build \(format(build * 1000)) ms\n")
-        out.write("baseline (RPIK + 144 RPIs per key): \(Int(Double(keyCount) / baseline)) keys/s\n")
-        out.write("matching: \(format(matching)) s, \(format(matching / baseline * 100)) % of baseline time\n")
         out.write("peak RSS \(usage.ru_maxrss / 1024) MB\n")
-        out.write("match \(Int(Double(keyCount) / matching)) keys/s\n")
+        out.write("match \(keysPerSecond(keyCount, runs[0].seconds)) keys/s\n")
         if sink == 42 { out.write("") }  // keeps the baseline loop from being optimised away
-        return matched == planted ? 0 : 1
+        return runs.allSatisfy { $0.matched == $0.planted } ? 0 : 1
+    }
+
+    static func keysPerSecond(_ keys: Int, _ seconds: Double) -> Int { Int(Double(keys) / max(seconds, 1e-9)) }
+
+    /// The share of random RPIs, none of them stored, that the filter lets through.
+    static func falsePositiveRate(_ filter: RPIFilter) -> Double {
+        var rng = SplitMix64(seed: 0xF1F7E4)
+        let probes = 4_000_000
+        var passed = 0
+        for _ in 0..<probes {
+            let random = (rng.next(), rng.next())
+            if filter.mayContain(withUnsafeBytes(of: random) { Bytes16(loading: $0) }) { passed += 1 }
+        }
+        return Double(passed) / Double(probes)
     }
 
     /// `bench match --export-file`: the benchmark's keys in a signed export file, matched the way
@@ -213,8 +277,22 @@ enum BenchCommand {
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
+    /// CPU time of the calling thread.
+    static func cpuSeconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
     static func format(_ x: Double) -> String {
         let scaled = (x * 10).rounded() / 10
         return String(scaled)
+    }
+
+    /// A rate as a percentage with three decimals: false-positive rates are a few hundredths of a percent.
+    static func formatPercent(_ rate: Double) -> String {
+        let thousandths = Int((rate * 100_000).rounded())
+        let fraction = String(thousandths % 1000)
+        return "\(thousandths / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }

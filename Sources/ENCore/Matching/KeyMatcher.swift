@@ -1,6 +1,6 @@
 /// Matches diagnosis keys, one at a time, against the stored sightings (SPEC §4).
 ///
-/// Per key: one HKDF for the RPIK, one AES-ECB call for its RPIs, and a prefix-table lookup for each;
+/// Per key: one HKDF for the RPIK, one AES-ECB call for its RPIs, and a filter lookup for each;
 /// only a key with a candidate hit pays for the AEMK and the AEM decryptions. Keys stream through
 /// `match(_:)`, so memory is the index plus the hits, whatever the size of the export.
 public final class KeyMatcher {
@@ -32,12 +32,12 @@ public final class KeyMatcher {
     public let sightings: [Sighting]
     public let rules: MatchingRules
     public private(set) var statistics = Statistics()
-    private let index: RPIIndex
+    /// The stored RPIs the keys are matched against (sightings older than the retention period left out).
+    public let index: RPIIndex
     private let schedule: KeySchedule
     private let nowUnixSeconds: Int64
     /// First sighting time of each RPI, for the replay guard.
     private let firstSeenByRPI: [Bytes16: Int64]
-    private var candidates: [(position: Int, j: Int)] = []
 
     public init(sightings: [Sighting], now unixSeconds: Int64, rules: MatchingRules = MatchingRules(),
                 schedule: KeySchedule) {
@@ -51,7 +51,6 @@ public final class KeyMatcher {
         var first: [Bytes16: Int64] = [:]
         for s in sightings { first[s.rpi] = min(first[s.rpi] ?? .max, s.firstSeen) }
         firstSeenByRPI = first
-        candidates.reserveCapacity(64)
     }
 
     /// The hits of one key (empty for most keys), in sighting order.
@@ -71,12 +70,11 @@ public final class KeyMatcher {
             return []
         }
         let period = Int(min(max(tek.rollingPeriod, 1), ENIntervalNumber.intervalsPerDay))
-        candidates.removeAll(keepingCapacity: true)
+        // A local array: empty costs nothing, and only a key with a stored RPI ever appends to it. (A stored
+        // property would cost every key a dynamic exclusivity check around the screening loop.)
+        var candidates: [(position: Int, j: Int)] = []
         schedule.withRPIs(rpik: schedule.rpik(tek.keyData), from: tek.rollingStart, count: period) { batch in
-            // Hot loop: almost every prefix misses, so the 16-byte RPI is only built for a candidate.
-            for j in 0..<period where index.mayContain(prefix: batch.prefix16(j)) {
-                index.forEachPosition(of: batch[j]) { candidates.append((position: $0, j: j)) }
-            }
+            index.forEachMatch(in: batch, count: period) { j, position in candidates.append((position: position, j: j)) }
         }
         guard !candidates.isEmpty else { return [] }
         statistics.candidateHits += candidates.count

@@ -1,14 +1,19 @@
-/// The stored RPIs, sorted, with a 65,536-entry table from each 16-bit prefix to its run in the sorted
-/// array: a lookup is one table read and, almost always, zero or one 16-byte compare. Built once per
-/// matching pass from the sightings; the diagnosis keys stream past it.
+/// The stored RPIs in two stages: an `RPIFilter` that rules out almost every RPI a key derives, and for
+/// the few it lets through, the RPIs sorted, with a 65,536-entry table from each 16-bit prefix to its run
+/// in the sorted array (one table read and a few 16-byte compares). Built once per matching pass from
+/// the sightings; the diagnosis keys stream past it.
 public struct RPIIndex: Sendable {
     /// Sorted RPIs and, in the same order, the position of their sighting in the caller's list.
     private let rpis: [Bytes16]
     private let positions: [UInt32]
     /// `starts[p] ..< starts[p + 1]` is the run of RPIs whose first two bytes are `p`.
     private let starts: [UInt32]
+    public let filter: RPIFilter
 
     public var count: Int { rpis.count }
+
+    /// Memory held by the index: filter, sorted RPIs, their positions and the prefix table.
+    public var byteCount: Int { filter.byteCount + rpis.count * 16 + positions.count * 4 + starts.count * 4 }
 
     public init(_ entries: some Sequence<(rpi: Bytes16, position: Int)>) {
         var pairs = entries.map { (prefix: $0.rpi.prefix16, rpi: $0.rpi, position: UInt32($0.position)) }
@@ -24,6 +29,42 @@ public struct RPIIndex: Sendable {
         for p in pairs { starts[Int(p.prefix) + 1] += 1 }
         for i in 1..<starts.count { starts[i] += starts[i - 1] }
         self.starts = starts
+        filter = RPIFilter(rpis, count: rpis.count)
+    }
+
+    /// Calls `found(j, position)` for every RPI j of `batch` (j < `count`) and every stored sighting of it,
+    /// in order of j.
+    ///
+    /// The filter screens the RPIs sixteen at a time without a branch: each lookup gives all ones when the
+    /// RPI may be stored, and the group's lookups are folded with `max`, so one compare tells whether any
+    /// of the sixteen got through. Only such a group (about one key in ten has one) is looked at again,
+    /// RPI by RPI, and its survivors looked up in the sorted array. The one branch per group is almost
+    /// always predicted, and the loads of a group do not wait for each other.
+    @inline(__always)
+    public func forEachMatch(in batch: RPIBatch, count: Int, _ found: (_ j: Int, _ position: Int) -> Void) {
+        precondition(count >= 0 && count <= batch.count)
+        let blocks = batch.blocks
+        filter.withProbe { probe in
+            func lookUp(_ range: Range<Int>) {
+                for j in range where probe.covered(blocks, j) == .max {
+                    forEachPosition(of: batch[j]) { found(j, $0) }
+                }
+            }
+            var first = 0
+            while first &+ 16 <= count {
+                var seen: UInt64 = 0
+                for quad in 0..<4 {
+                    let j = first &+ quad &* 4
+                    seen = max(seen, max(max(probe.covered(blocks, j), probe.covered(blocks, j &+ 1)),
+                                         max(probe.covered(blocks, j &+ 2), probe.covered(blocks, j &+ 3))))
+                }
+                if seen == .max { lookUp(first..<first &+ 16) }
+                first &+= 16
+            }
+            var seen: UInt64 = 0
+            for j in first..<count { seen = max(seen, probe.covered(blocks, j)) }
+            if seen == .max { lookUp(first..<count) }
+        }
     }
 
     /// Calls `found` with the position of every stored sighting of `rpi`.
@@ -36,11 +77,5 @@ public struct RPIIndex: Sendable {
             if rpis[i] == rpi { found(Int(positions[i])) }
             i += 1
         }
-    }
-
-    /// Whether any stored RPI shares the 16-bit prefix: the cheap first test in the hot loop.
-    @inline(__always)
-    public func mayContain(prefix: UInt16) -> Bool {
-        starts[Int(prefix)] != starts[Int(prefix) + 1]
     }
 }

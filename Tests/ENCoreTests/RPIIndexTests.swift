@@ -1,0 +1,93 @@
+import Testing
+@testable import ENCore
+
+/// The two stages of the matcher's index: the filter must never lose a stored RPI (a lost one is a missed
+/// exposure), and the screening of a key's RPIs must report exactly the stored ones, in order.
+@Suite struct RPIIndexTests {
+    static func randomRPIs(_ count: Int, seed: UInt64) -> [Bytes16] {
+        var rng = SplitMix64(seed: seed)
+        return (0..<count).map { _ in Bytes16(low: rng.next(), high: rng.next()) }
+    }
+
+    static func index(_ rpis: [Bytes16]) -> RPIIndex {
+        RPIIndex(rpis.enumerated().map { (rpi: $0.element, position: $0.offset) })
+    }
+
+    /// Calls `body` with a batch of `rpis` laid out as `KeySchedule.withRPIs` lays them out.
+    static func withBatch<R>(_ rpis: [Bytes16], _ body: (RPIBatch) -> R) -> R {
+        var bytes: [UInt8] = []
+        for rpi in rpis { bytes += rpi.bytes }
+        return bytes.withUnsafeBytes { body(RPIBatch(start: ENIntervalNumber(2_800_000), blocks: $0)) }
+    }
+
+    static func matches(_ index: RPIIndex, _ rpis: [Bytes16], count: Int? = nil) -> [[Int]] {
+        withBatch(rpis) { batch in
+            var found: [[Int]] = []
+            index.forEachMatch(in: batch, count: count ?? rpis.count) { found.append([$0, $1]) }
+            return found
+        }
+    }
+
+    @Test(arguments: [0, 1, 2, 1_000, 20_000, 200_000])
+    func noStoredRPIIsEverFilteredOut(count: Int) {
+        let stored = Self.randomRPIs(count, seed: UInt64(count) &+ 11)
+        let index = Self.index(stored)
+        #expect(index.count == count)
+        #expect(stored.allSatisfy { index.filter.mayContain($0) })
+        // Through the screening loop too, in batches of 144 as a key's RPIs come.
+        var j = 0
+        while j < stored.count {
+            let batch = Array(stored[j..<min(j + 144, stored.count)])
+            let found = Self.matches(index, batch)
+            #expect(found == batch.indices.map { [$0, j + $0] }, "batch at \(j)")
+            j += 144
+        }
+        // The filter's memory is bounded by the number of RPIs, never by a fixed table.
+        #expect(index.filter.byteCount <= max(1, count) * 8 + 4096)
+    }
+
+    @Test func anEmptyIndexLetsNothingThrough() {
+        let index = Self.index([])
+        let probes = Self.randomRPIs(10_000, seed: 5)
+        #expect(!probes.contains { index.filter.mayContain($0) })
+        #expect(Self.matches(index, Array(probes.prefix(144))).isEmpty)
+    }
+
+    /// Every RPI of a batch is checked, whatever its place: each group of sixteen, and a tail that is not
+    /// a whole group (a key with a rolling period under 144).
+    @Test(arguments: [0, 1, 15, 16, 17, 30, 143, 144])
+    func screeningReportsStoredRPIsAtEveryPlaceInOrder(count: Int) {
+        let stored = Self.randomRPIs(20_000, seed: 3)
+        let index = Self.index(stored)
+        var batch = Self.randomRPIs(144, seed: 4)
+        let planted = [0, 5, 15, 16, 29, 31, 100, 142, 143]
+        for (n, j) in planted.enumerated() { batch[j] = stored[n * 1_000] }
+        let expected = planted.enumerated().filter { $0.element < count }.map { [$0.element, $0.offset * 1_000] }
+        #expect(Self.matches(index, batch, count: count) == expected)
+    }
+
+    @Test func everySightingOfARepeatedRPIIsFound() {
+        var stored = Self.randomRPIs(500, seed: 8)
+        let repeated = stored[42]
+        for position in [7, 300, 499] { stored[position] = repeated }
+        let index = Self.index(stored)
+        var positions: [Int] = []
+        index.forEachPosition(of: repeated) { positions.append($0) }
+        #expect(positions == [7, 42, 300, 499])
+        var batch = Self.randomRPIs(144, seed: 9)
+        batch[77] = repeated
+        #expect(Self.matches(index, batch) == [[77, 7], [77, 42], [77, 300], [77, 499]])
+    }
+
+    /// Not a timing: the rate is a property of the layout, fixed by the seeds. `bench match` prints the
+    /// rate it measures at the sizes it runs.
+    @Test(arguments: [20_000, 200_000])
+    func falsePositivesStayRare(count: Int) {
+        let index = Self.index(Self.randomRPIs(count, seed: 21))
+        let probes = Self.randomRPIs(200_000, seed: 22)
+        let passed = probes.count(where: { index.filter.mayContain($0) })
+        print("RPIFilter at \(count) RPIs: \(passed) of \(probes.count) random RPIs let through, "
+              + "\(index.filter.byteCount) bytes")
+        #expect(passed < probes.count / 500, "more than 0.2 % false positives")
+    }
+}
