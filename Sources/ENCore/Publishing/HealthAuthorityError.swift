@@ -1,6 +1,6 @@
 /// Why a request to the health authority's servers did not succeed, with a message staff can act on and what
 /// the badge should do about it.
-public enum HealthAuthorityError: Error, Hashable, Sendable, CustomStringConvertible {
+public enum HealthAuthorityError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What the badge should do next.
     public enum Disposition: Hashable, Sendable {
         /// A transient failure: try again with backoff, within the token's or certificate's lifetime.

@@ -1,7 +1,7 @@
 /// The error codes the verification server (`errorCode`) and the key server (`code`) answer with
 /// (PUBLISH.md §2–3), each with what it means for the member of staff who entered the code.
 /// (`partial_failure` is not here: the keys that were not dropped are stored, so it is a success.)
-public enum HealthAuthorityErrorCode: String, CaseIterable, Hashable, Sendable {
+public enum HealthAuthorityErrorCode: String, CaseIterable, Sendable {
     // Verification server, /api/verify
     case unparsableRequest = "unparsable_request"
     case codeInvalid = "code_invalid"

@@ -1,5 +1,5 @@
 /// The answer of `/v1/publish` when keys were stored.
-public struct PublishOutcome: Hashable, Sendable, CustomStringConvertible {
+public struct PublishOutcome: Equatable, Sendable, CustomStringConvertible {
     /// Needed to send any of these keys again (e.g. to revise them); kept by the badge, never logged.
     public let revisionToken: String?
     public let insertedExposures: Int

@@ -1,7 +1,7 @@
 /// One key as the key server's publish API takes it: the TEK, its validity and a transmission risk.
 ///
 /// `keyData` is secret until the upload the wearer consented to; `description` shows none of it.
-public struct PublishedKey: Hashable, Sendable, CustomStringConvertible {
+public struct PublishedKey: Equatable, Sendable, CustomStringConvertible {
     public static let transmissionRiskRange = 0...8
     public static let rollingPeriodRange: ClosedRange<UInt32> = 1...144
 

@@ -1,5 +1,5 @@
 /// The three calls of a key upload, for requests and for saying which server answered what.
-public enum PublishingEndpoint: String, CaseIterable, Hashable, Sendable {
+public enum PublishingEndpoint: String, Sendable {
     case verify = "/api/verify"
     case certificate = "/api/certificate"
     case publish = "/v1/publish"

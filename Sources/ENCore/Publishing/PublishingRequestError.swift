@@ -1,6 +1,6 @@
 /// Why the badge cannot build a request to the health authority. Each is a fault of the badge's own state or
 /// configuration, found before anything is sent, so nothing leaves the badge.
-public enum PublishingRequestError: Error, Hashable, Sendable, CustomStringConvertible {
+public enum PublishingRequestError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No keys of complete days to share.
     case noKeys
     /// More keys than the key server takes in one publish.

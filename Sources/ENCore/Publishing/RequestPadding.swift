@@ -6,7 +6,7 @@
 ///
 /// A body already longer than `targetBytes` (an unusually long certificate) is padded to the next multiple
 /// of `stepBytes` above it, which still hides the number of keys within that step.
-public struct RequestPadding: Hashable, Sendable {
+public struct RequestPadding: Equatable, Sendable {
     /// The size of every body of this kind, in bytes.
     public var targetBytes: Int
     public var stepBytes: Int

@@ -1,6 +1,6 @@
 /// The answer of `/api/certificate`: a JWT signed by the health authority that lets the key server accept
 /// exactly the keys whose `ekeyhmac` it was issued for, for 15 minutes. Secret: `description` hides it.
-public struct VerificationCertificate: Hashable, Sendable, CustomStringConvertible {
+public struct VerificationCertificate: Equatable, Sendable, CustomStringConvertible {
     public let jwt: String
 
     public init(jwt: String) { self.jwt = jwt }

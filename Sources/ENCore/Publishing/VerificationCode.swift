@@ -3,7 +3,7 @@
 /// realm may choose other lengths). Anything but letters and digits is refused before a request is made.
 ///
 /// The code is a secret until it is used: `description` shows only its length.
-public struct VerificationCode: Hashable, Sendable, CustomStringConvertible {
+public struct VerificationCode: Equatable, Sendable, CustomStringConvertible {
     public static let lengthRange = 6...20
 
     /// The normalised code, as sent.

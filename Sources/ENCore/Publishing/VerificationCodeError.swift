@@ -1,5 +1,5 @@
 /// Why typed text is not a verification code. The messages never repeat the code.
-public enum VerificationCodeError: Error, Hashable, Sendable, CustomStringConvertible {
+public enum VerificationCodeError: Error, Equatable, Sendable, CustomStringConvertible {
     case empty
     case notLettersAndDigits
     case length(Int)

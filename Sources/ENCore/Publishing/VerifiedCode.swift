@@ -1,6 +1,6 @@
 /// The answer of `/api/verify`: what the code stands for, and the token that asks for a certificate later
 /// (single use, valid 24 hours by default). The token is a secret: `description` does not show it.
-public struct VerifiedCode: Hashable, Sendable, CustomStringConvertible {
+public struct VerifiedCode: Equatable, Sendable, CustomStringConvertible {
     public let testType: TestType
     public let symptomDate: UTCDay?
     public let testDate: UTCDay?
