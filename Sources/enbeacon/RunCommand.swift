@@ -167,7 +167,7 @@ enum RunCommand {
             ? VirtualBoard(loop: loop, phones: request.board.simulatedPhones, log: log) : nil
         let makeTransport: () -> any HCITransport = {
             let base: any HCITransport = virtualBoard?.makeAgentTransport()
-                ?? StreamTransport.make(request.transport, loop: loop)!
+                ?? StreamTransport.make(request.transport, loop: loop, log: log)!
             guard let snoop else { return base }
             return SnoopingTransport(base, file: snoop, loop: loop, log: log)
         }

@@ -41,11 +41,12 @@ public final class StreamTransport: HCITransport {
     }
 
     /// The transport for a spec; `virtual` is not a file descriptor and is wired by the agent.
-    public static func make(_ spec: TransportSpec, loop: any EventLoop) -> StreamTransport? {
+    /// `log` hears what opening did besides opening (an adapter taken over from another host stack).
+    public static func make(_ spec: TransportSpec, loop: any EventLoop, log: Logger = .silent) -> StreamTransport? {
         switch spec {
         case .userChannel(let adapter):
             return StreamTransport(loop: loop, name: spec.description) { () throws(TransportError) in
-                (try TransportOpeners.userChannel(adapter: adapter), false)
+                (try TransportOpeners.userChannel(adapter: adapter, notice: { log.warn($0) }), false)
             }
         case .uart(let path, let baud, let flow):
             return StreamTransport(loop: loop, name: spec.description) { () throws(TransportError) in
