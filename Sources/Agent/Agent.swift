@@ -231,6 +231,14 @@ public final class Agent {
         }
     }
 
+    /// The first half of a clean stop: advertising and scanning off, and `done` once the controller has
+    /// confirmed both (true) or `timeout` has passed (false). `stop()` then releases the adapter.
+    public func quiesceRadio(within timeout: Duration, _ done: @escaping (Bool) -> Void) {
+        advertiser.stop()
+        scanner.stop()
+        driver.whenGoalReached(within: timeout, done)
+    }
+
     public func stop() {
         keySync.stop()
         clock.stop()

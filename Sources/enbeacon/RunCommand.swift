@@ -223,6 +223,19 @@ enum RunCommand {
             log.error("console \(request.console): \(error)")
         }
         loop.run()
+        // A clean stop: advertising and scanning off at the controller before the adapter is released,
+        // or it would go on broadcasting (closing the user channel does not reset it). The loop runs on
+        // until the controller confirms, for at most 2 s.
+        let quiescing = loop.now
+        agent.quiesceRadio(within: .seconds(2)) { confirmed in
+            if confirmed {
+                log.info("advertising and scanning off (\(loop.now - quiescing))")
+            } else if agent.driver.phase == .ready {
+                log.warn("the controller did not confirm advertising and scanning off within 2 s")
+            }
+            loop.stop()
+        }
+        loop.run()
         terminalConsole = nil
         session?.close()
         server.stop()

@@ -52,6 +52,8 @@ public final class ControllerDriver {
     private var reconnectTimer: TimerHandle?
     /// When the controller was lost (link failure), until it is ready again: for the log line saying so.
     private var lostAt: MonotonicInstant?
+    /// `whenGoalReached` callers, told once the controller's state equals the goal.
+    private var goalWaiters: [() -> Void] = []
     private var stepInFlight = false
     private var creditTimer: TimerHandle?
 
@@ -79,6 +81,27 @@ public final class ControllerDriver {
         if let reconnectTimer { loop.cancel(reconnectTimer) }
         reconnectTimer = nil
         phase = .stopped
+    }
+
+    /// Calls `done(true)` once the controller's state equals the goal, or `done(false)` after `timeout` or at
+    /// once when there is no controller to ask. A clean stop sets a goal of nothing on air and waits here
+    /// before it releases the adapter: a controller left advertising would go on broadcasting the RPI of a
+    /// badge that has stopped (closing the HCI user channel does not reset a controller).
+    public func whenGoalReached(within timeout: Duration, _ done: @escaping (Bool) -> Void) {
+        guard phase == .ready else { return done(false) }
+        if !stepInFlight, RadioPlan.nextStep(from: state, to: goal) == nil { return done(true) }
+        var answered = false
+        let timer = loop.schedule(after: timeout) {
+            guard !answered else { return }
+            answered = true
+            done(false)
+        }
+        goalWaiters.append { [loop] in
+            guard !answered else { return }
+            answered = true
+            loop.cancel(timer)
+            done(true)
+        }
     }
 
     /// Resets the controller and re-applies the goal (the console's `hci reset`).
@@ -198,6 +221,9 @@ public final class ControllerDriver {
             hardwareErrorsSinceGoal = 0
             reconnectDelay = settings.reconnectInitialDelay
             onGoalReached()
+            let waiters = goalWaiters
+            goalWaiters.removeAll()
+            waiters.forEach { $0() }
             return
         }
         stepInFlight = true
