@@ -143,8 +143,11 @@ enum RunCommand {
         // Set once the agent exists; a SIGHUP before that has nothing to reload yet.
         var reload: () -> Void = {}
         do {
-            try loop.handleSignals { signal in
-                if signal == SIGHUP {
+            let signals = [SIGTERM, SIGINT, SIGHUP] + (LoopStallHook.isEnabled ? [SIGUSR1] : [])
+            try loop.handleSignals(signals) { signal in
+                if signal == SIGUSR1 {
+                    LoopStallHook.stall(log: log)
+                } else if signal == SIGHUP {
                     reload()
                 } else {
                     log.info("stopping on signal \(signal)")
@@ -186,6 +189,12 @@ enum RunCommand {
         log.info("enbeacon \(Enbeacon.version) starting on board \(request.board.name), transport \(request.transport)")
         virtualBoard?.start()
         agent.start()
+        // Started by systemd (Type=notify): READY=1, STATUS= lines and watchdog pings from this loop.
+        let notifier = ServiceNotifier.fromEnvironment(loop: loop) { agent.serviceStatus }
+        notifier?.start()
+        if let notifier {
+            log.info("systemd: notifying" + (notifier.pingInterval.map { ", watchdog ping every \($0)" } ?? ""))
+        }
         if let seconds = request.seconds {
             loop.schedule(after: .seconds(seconds)) {
                 log.info("stopping after \(seconds) s")
@@ -226,6 +235,7 @@ enum RunCommand {
         // A clean stop: advertising and scanning off at the controller before the adapter is released,
         // or it would go on broadcasting (closing the user channel does not reset it). The loop runs on
         // until the controller confirms, for at most 2 s.
+        notifier?.stopping()
         let quiescing = loop.now
         agent.quiesceRadio(within: .seconds(2)) { confirmed in
             if confirmed {
