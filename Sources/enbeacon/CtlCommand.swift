@@ -11,7 +11,8 @@ enum CtlCommand {
         Runs one console command on the agent that uses DIR, through DIR/console.sock, and prints the
         answer. `live` keeps printing until Ctrl-C. Exit status 0, or 1 when the agent answers with an
         error (the reason on stderr) or no agent is running on DIR.
-          --data DIR   the agent's data directory; default $STATE_DIRECTORY, else ~/.local/state/enbeacon
+          --data DIR   the agent's data directory; default $STATE_DIRECTORY, else ~/.local/state/enbeacon,
+                       else /var/lib/enbeacon (the systemd unit's) when an agent listens there
           --json       the answer as JSON (the same as --json after the command)
         Options after COMMAND belong to the command. Commands that reveal keys or delete data need --yes
         here (the console on a terminal asks instead). enbeacon ctl help lists the agent's commands.
@@ -56,7 +57,7 @@ enum CtlCommand {
         if words.contains(where: { $0.unicodeScalars.contains { $0 == "\n" || $0 == "\r" || $0 == "\0" } }) {
             throw UsageError("ctl", "an argument contains a line break")
         }
-        let directory = dataDirectory ?? DefaultDataDirectory.path
+        let directory = dataDirectory ?? DefaultDataDirectory.forClient
         return Request(dataDirectory: directory, json: json, words: words)
     }
 
