@@ -24,8 +24,9 @@ enum RunCommand {
                              the console's config set writes it back
           --set KEY=VALUE    override one configuration key for this run (repeatable)
           --btsnoop FILE     log all HCI traffic in btsnoop format (btmon -r FILE, Wireshark)
-          --console WHERE    stdin, none, or a serial DEVICE[,BAUD] for the console (default: stdin
-                             when it is a terminal or a pipe); enbeacon ctl reaches DATA/console.sock
+          --console WHERE    stdin, none, or a serial DEVICE[,BAUD] for the console (default: the
+                             board's console, else stdin when it is a terminal or a pipe);
+                             enbeacon ctl reaches DATA/console.sock
           --seconds N        stop cleanly after N seconds
           --log LEVEL        error, warn, info (default) or debug; one line each on stderr
         SIGTERM and SIGINT stop cleanly; SIGHUP reads the --config file again.
@@ -79,7 +80,7 @@ enum RunCommand {
         } catch {
             throw UsageError(c, error.location == "--set" ? "\(error)" : "--config \(error)")
         }
-        var console = ConsoleSpec.automatic
+        var console = board.console ?? .automatic
         if let text = try arguments.option("--console") {
             do { console = try ConsoleSpec(parsing: text) } catch { throw UsageError(c, "--console: \(error)") }
         }
