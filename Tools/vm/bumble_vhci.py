@@ -21,7 +21,8 @@ stdout: one JSON object per line, flushed at once; `t` is time.monotonic() of th
     {"event": "vanished", "t": ..}       C0's /dev/vhci closed: the kernel removed the adapter
     {"event": "returned", "index": N, "t": ..}  /dev/vhci opened again: a new adapter, a fresh C0
     {"event": "hardware-error", "code": N, "t": ..}
-stdin: one command per line: `vanish`, `return`, `hardware-error [CODE]`, `quit`.
+stdin: one command per line: `vanish`, `return`, `hardware-error [CODE]`, `quit`; without stdin
+(end of file at once, as under systemd) it runs until it is killed.
 
 Two shims over Bumble 0.0.236 (the version pinned in Tools/interop/requirements.txt):
   1. ADV_NONCONN_IND is relayed to linked controllers: Tools/interop/bumble_controllers.py's
@@ -191,9 +192,15 @@ class Rig:
         await asyncio.get_running_loop().connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
         while True:
-            line = (await reader.readline()).decode().strip()
-            if not line or line == "quit":
+            raw = await reader.readline()
+            if not raw:
+                # No one to take commands from (a systemd service's stdin is /dev/null): run until killed.
+                await asyncio.Event().wait()
+            line = raw.decode().strip()
+            if line == "quit":
                 return
+            if not line:
+                continue
             words = line.split()
             if words[0] == "vanish":
                 self.close_kernel_controller()

@@ -197,11 +197,11 @@ class AgentProcess:
     """`enbeacon run` with its stderr in the work folder."""
 
     def __init__(self, guest: Guest, name: str, extra: list[str], user: int | None = None,
-                 data: str | None = None) -> None:
+                 data: str | None = None, console_from_board: bool = False) -> None:
         self.guest = guest
         self.data = data or guest.fresh_directory(name, owner=user)
         self.log_path = os.path.join(guest.work, f"enbeacon-{guest.counter:02d}-{name}.log")
-        console = [] if "--console" in extra else ["--console", "none"]
+        console = [] if console_from_board else ["--console", "none"]
         command = [guest.enbeacon, "run", "--data", self.data, "--log", "debug"] + console + extra
         if user is not None:
             # Another user, without any capability: what a badge started by hand as a normal user has.
@@ -309,6 +309,7 @@ def case_advertise_scan(g: Guest) -> str:
 def expect_message(g: Guest, name: str, extra: list[str], wanted: list[str], user: int | None = None,
                    adapter: int = 0) -> str:
     """Runs enbeacon on user:hciN for a few seconds; its log must contain every `wanted` text."""
+    started = time.monotonic()
     agent = g.agent(name, ["--transport", f"user:hci{adapter}", "--seconds", "3"] + extra, user=user)
     status = agent.wait_exit(30)
     log = agent.log()
@@ -321,7 +322,7 @@ def expect_message(g: Guest, name: str, extra: list[str], wanted: list[str], use
     if status != 0:
         raise CaseFailure(f"{name}: enbeacon exited {status}: {tail(agent.log_path)}")
     shown = next((line for line in lines if wanted[0] in line), lines[0] if lines else "")
-    say(f"  {name}: {shown.split(' ', 2)[-1] if shown else wanted[0]}")
+    say(f"  {name} ({time.monotonic() - started:.1f} s): {shown.split(' ', 2)[-1] if shown else wanted[0]}")
     return name
 
 
@@ -335,14 +336,11 @@ def case_user_channel_errors(g: Guest) -> str:
     checked.append(expect_message(g, "no-adapter", [], ["hci0: no such adapter"]))
 
     rig = g.rig()
-    holder = subprocess.Popen([g.python, "-c", HOLD_USER_CHANNEL, str(rig.index)],
-                              stdout=subprocess.PIPE, text=True)
-    g.processes.append(holder)
-    if holder.stdout.readline().strip() != "holding":
-        raise CaseFailure("the helper could not take hci0's user channel")
+    # Another program on hci0's user channel: here a second enbeacon (with a data directory of its own).
+    holder = g.agent("holder", ["--transport", f"user:hci{rig.index}"])
+    holder.wait_log("controller ready", 60)
     checked.append(expect_message(g, "in-use", [], ["hci0 is in use by another program"]))
-    holder.kill()
-    holder.wait()
+    holder.terminate()
 
     # BlueZ's management interface powers the adapter on, as bluetoothd does; enbeacon takes it over.
     power = subprocess.run(["timeout", "20", "btmgmt", "--index", str(rig.index), "power", "on"],
@@ -361,15 +359,6 @@ def case_user_channel_errors(g: Guest) -> str:
 
     checked.append(expect_message(g, "no-permission", [], ["permission", "CAP_NET_ADMIN"], user=65534))
     return "clear messages for " + ", ".join(checked)
-
-
-HOLD_USER_CHANNEL = """
-import socket, sys, time
-s = socket.socket(31, socket.SOCK_RAW, 1)   # AF_BLUETOOTH, BTPROTO_HCI
-s.bind((int(sys.argv[1]), 1))               # HCI_CHANNEL_USER: exclusive, like another host stack
-print("holding", flush=True)
-time.sleep(600)
-"""
 
 
 def bluetooth_rfkill_switch() -> str:
@@ -484,18 +473,22 @@ def case_serial_console(g: Guest) -> str:
     verdict_path = os.path.join(g.work, "serial-verdict.json")
     if os.path.exists(verdict_path):
         os.unlink(verdict_path)
-    agent = g.agent("serial", ["--transport", "virtual", "--console", "/dev/ttyS0,115200"])
+    # The board file's console setting selects the serial line (as `--console /dev/ttyS0,115200` would).
+    board = os.path.join(g.fresh_directory("serial-board"), "board.conf")
+    with open(board, "w") as f:
+        f.write("name = vm-serial\ntransport = virtual\nclock = trusted\nconsole = /dev/ttyS0,115200\n")
+    agent = g.agent("serial", ["--board", board], console_from_board=True)
     agent.wait_log("controller ready", 60)
     wait_until(lambda: "controller" in g.ctl(agent.data, "status"), 30, "the agent to answer ctl")
     say("@@serial-console-ready")
-    status = agent.wait_exit(90)
-    verdict = wait_until(lambda: os.path.exists(verdict_path) and read_json(verdict_path), 30,
+    verdict = wait_until(lambda: os.path.exists(verdict_path) and read_json(verdict_path), 90,
                          "the host's verdict on the serial session")
     if not verdict.get("ok"):
         raise CaseFailure(f"host side: {verdict.get('reason')}")
+    status = agent.wait_exit(20)
     if status != 0:
         raise CaseFailure(f"enbeacon exited {status} after quit on the serial console")
-    return verdict.get("summary", "")
+    return verdict.get("summary", "") + " (the board file's console = /dev/ttyS0,115200)"
 
 
 def read_json(path: str):
@@ -506,7 +499,82 @@ def read_json(path: str):
         return None
 
 
+# ---------------------------------------------------------------------------------------------------
+# Case 6 (runs as vm-check.service, with systemd as PID 1: see Tools/vm/systemd_case.py)
+def unit_properties(*names: str) -> dict:
+    result = subprocess.run(["systemctl", "show", "enbeacon.service", "-p", ",".join(names)],
+                            capture_output=True, text=True)
+    return dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+
+
+def case_systemd_unit(g: Guest) -> str:
+    """systemd starts Board/enbeacon.service (DynamicUser, StateDirectory, capabilities, Type=notify):
+    the agent reaches ready, `enbeacon ctl` finds it without flags, its watchdog restarts a stuck loop,
+    and `systemctl stop` stops it cleanly."""
+    uptime = float(open("/proc/uptime").read().split()[0])
+    say(f"  (systemd reached vm-check.service {uptime:.0f} s after the kernel started)")
+
+    def active():
+        p = unit_properties("ActiveState", "SubState", "StatusText", "NRestarts", "MainPID")
+        if p.get("ActiveState") == "failed":
+            raise CaseFailure(f"enbeacon.service failed: {p}; " + journal_tail())
+        return p if p.get("ActiveState") == "active" and "broadcasting" in p.get("StatusText", "") else None
+
+    started = time.monotonic()
+    ready = wait_until(active, 120, "enbeacon.service active (READY=1) and broadcasting", step=0.5)
+    say(f"  active {time.monotonic() - started:.1f} s after the checks began: status \"{ready['StatusText']}\"")
+
+    status = subprocess.run([g.enbeacon, "ctl", "status"], capture_output=True, text=True, timeout=30)
+    if status.returncode != 0 or "controller   ready" not in status.stdout:
+        raise CaseFailure(f"enbeacon ctl status (no flags): exit {status.returncode}: "
+                          f"{(status.stdout + status.stderr).strip()[:300]}")
+    state = "/var/lib/private/enbeacon"
+    info = os.stat(state)
+    keys = os.stat(f"{state}/keys")
+    problems = []
+    if info.st_mode & 0o777 != 0o700 or keys.st_mode & 0o777 != 0o600:
+        problems.append(f"modes: {state} {oct(info.st_mode & 0o777)}, keys {oct(keys.st_mode & 0o777)}")
+    if info.st_uid == 0 or not os.path.islink("/var/lib/enbeacon"):
+        problems.append(f"not a DynamicUser StateDirectory: uid {info.st_uid}")
+    pid = ready["MainPID"]
+    capabilities = next((line.split()[1] for line in open(f"/proc/{pid}/status") if line.startswith("CapEff")), "")
+    # CAP_NET_ADMIN is bit 12, CAP_SYS_TIME bit 25: nothing else.
+    if int(capabilities, 16) != (1 << 12) | (1 << 25):
+        problems.append(f"effective capabilities {capabilities}, expected CAP_NET_ADMIN and CAP_SYS_TIME only")
+    heard = [line for line in open("/run/enbeacon-vm/rig-events.jsonl") if '"report"' in line]
+    if not heard:
+        problems.append("the Bumble peer heard no advert from the unit's agent")
+    if problems:
+        raise CaseFailure("; ".join(problems))
+
+    # The watchdog: the loop blocked on purpose (test hook), systemd kills the agent and starts it again.
+    blocked = time.monotonic()
+    subprocess.run(["systemctl", "kill", "-s", "SIGUSR1", "enbeacon.service"], check=True)
+    wait_until(lambda: unit_properties("NRestarts").get("NRestarts") == "1", 60, "a restart after the watchdog")
+    restarted = time.monotonic() - blocked
+    wait_until(active, 120, "enbeacon.service ready again after the restart", step=0.5)
+    again = time.monotonic() - blocked
+    if "Watchdog timeout" not in journal_tail(200):
+        raise CaseFailure("restarted, but the journal shows no watchdog timeout: " + journal_tail())
+    say(f"  loop blocked: killed by the watchdog and restarted after {restarted:.1f} s, ready again after {again:.1f} s")
+
+    stopping = time.monotonic()
+    subprocess.run(["systemctl", "stop", "enbeacon.service"], check=True, timeout=60)
+    final = unit_properties("ActiveState", "Result", "ExecMainStatus")
+    if final.get("Result") != "success":
+        raise CaseFailure(f"systemctl stop: {final}; " + journal_tail())
+    return (f"ready, ctl without flags, DynamicUser 0700/0600, CAP_NET_ADMIN+CAP_SYS_TIME only, watchdog restart "
+            f"{restarted:.1f} s; stopped cleanly in {time.monotonic() - stopping:.1f} s")
+
+
+def journal_tail(lines: int = 8) -> str:
+    result = subprocess.run(["journalctl", "-u", "enbeacon.service", "--no-pager", "-n", str(lines), "-o", "cat"],
+                            capture_output=True, text=True)
+    return " | ".join(result.stdout.strip().splitlines()[-lines:])
+
+
 CASES = {
+    "systemd-unit": case_systemd_unit,
     "advertise-scan": case_advertise_scan,
     "user-channel-errors": case_user_channel_errors,
     "controller-return": case_controller_return,

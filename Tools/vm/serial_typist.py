@@ -54,9 +54,10 @@ class Terminal:
     def answer(self, keys: bytes, timeout: float = 20) -> str:
         """Types `keys` (ending with Enter) and returns the answer printed before the next prompt."""
         self.type(keys)
-        text = self.visible(self.read_until(PROMPT, timeout))
-        # The echoed line ends at the first CR LF; the answer follows it.
-        return text.split("\r\n", 1)[1] if "\r\n" in text else text
+        # While a line is edited the editor redraws it from the prompt (CR, prompt, line); Enter ends the
+        # line with CR LF, then comes the answer, then a fresh prompt.
+        self.read_until(b"\r\n", timeout)
+        return self.visible(self.read_until(PROMPT, timeout)[:-len(PROMPT)])
 
 
 def session(socket_path: str, work: str) -> None:
