@@ -16,7 +16,7 @@ import os
 
 # On systemd's command line, not the kernel's: the host's root has /.dockerenv, so systemd believes it runs
 # in a container and ignores /proc/cmdline.
-SYSTEMD_ARGUMENTS = "--unit=vm.target --show-status=0 --log-target=console --log-level=warning"
+SYSTEMD_ARGUMENTS = "--unit=vm.target --show-status=0"
 
 PREPARE = """set -e
 b=/bin/busybox
