@@ -202,7 +202,9 @@ public final class ControllerDriver {
             log.info("controller ready: address \(info.publicAddress.map { "\($0)" } ?? "unknown"), "
                      + "advertising TX power \(info.advertisingTxPower.map { "\($0) dBm" } ?? "unknown")")
             if let lostAt {
-                log.info("controller back \(loop.now - lostAt) after it was lost")
+                let away = (loop.now - lostAt).components
+                let tenths = away.seconds * 10 + away.attoseconds / 100_000_000_000_000_000
+                log.info("controller back \(tenths / 10).\(tenths % 10) s after it was lost")
                 self.lostAt = nil
             }
             onReady()
