@@ -405,8 +405,8 @@ def case_controller_return(g: Guest) -> str:
     if "waiting" not in controller_line and "reconnect" not in controller_line:
         raise CaseFailure(f"status did not say the controller was away: {controller_line!r}")
 
-    rig.send("hardware-error 0x42")
     sent = time.monotonic()
+    rig.send("hardware-error 0x42")
     error = rig.wait_event(lambda e: e["event"] == "hardware-error" and e["t"] >= sent, 10, "the hardware error to be sent")
     reset = rig.wait_event(lambda e: e["event"] == "reset" and e["t"] >= error["t"], 10,
                            "enbeacon to reset the controller after the hardware error")
@@ -425,6 +425,8 @@ def case_controller_return(g: Guest) -> str:
         problems.append(f"hci info counts {counters.get('hardwareErrors')} hardware errors, expected 1")
     if log.count("controller ready") < 3:
         problems.append("the log does not show the controller ready after each recovery")
+    if "controller back " not in log:
+        problems.append("the log does not say when the controller came back")
     if status != 0:
         problems.append(f"enbeacon exited {status}")
     if problems:
