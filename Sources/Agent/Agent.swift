@@ -241,6 +241,14 @@ public final class Agent {
         scanner.start()
     }
 
+    /// The first half of a clean stop: advertising and scanning off, and `done` once the controller has
+    /// confirmed both (true) or `timeout` has passed (false). `stop()` then releases the adapter.
+    public func quiesceRadio(within timeout: Duration, _ done: @escaping (Bool) -> Void) {
+        advertiser.stop()
+        scanner.stop()
+        driver.whenGoalReached(within: timeout, done)
+    }
+
     private func heard(_ report: GAENReport) {
         reportsHeard += 1
         let unixSeconds = clock.unixSeconds - (loop.now - report.receivedAt).nanosecondsValue / 1_000_000_000

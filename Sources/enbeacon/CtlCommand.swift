@@ -14,7 +14,8 @@ enum CtlCommand {
         answer. `live` keeps printing until Ctrl-C. Exit status 0, or 1 when the agent answers with an
         error (the reason on stderr), no agent is running on DIR, or a timeout expires (which one is said).
           --data DIR                 the agent's data directory; default $STATE_DIRECTORY, else
-                                     ~/.local/state/enbeacon
+                                     ~/.local/state/enbeacon, else /var/lib/enbeacon (the systemd
+                                     unit's) when an agent listens there
           --json                     the answer as JSON (the same as --json after the command)
           --timeout SECONDS          how long to wait for the answer (default \(defaultAnswerSeconds), sync now
                                      \(defaultSyncAnswerSeconds)); a live stream waits for ever once it runs
@@ -86,7 +87,7 @@ enum CtlCommand {
         if words.contains(where: { $0.unicodeScalars.contains { $0 == "\n" || $0 == "\r" || $0 == "\0" } }) {
             throw UsageError("ctl", "an argument contains a line break")
         }
-        let directory = dataDirectory ?? DefaultDataDirectory.path
+        let directory = dataDirectory ?? DefaultDataDirectory.forClient
         var request = Request(dataDirectory: directory, json: json, words: words)
         request.connectSeconds = connectSeconds ?? defaultConnectSeconds
         request.answerSeconds = answerSeconds ?? (words.prefix(2) == ["sync", "now"] ? defaultSyncAnswerSeconds : defaultAnswerSeconds)

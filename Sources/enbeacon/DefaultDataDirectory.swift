@@ -9,5 +9,23 @@ enum DefaultDataDirectory {
         environment("STATE_DIRECTORY") ?? environment("HOME").map { $0 + "/.local/state/enbeacon" } ?? "/var/lib/enbeacon"
     }
 
+    /// The directory of the agent `enbeacon ctl` talks to: as `path`, unless no agent listens there but the
+    /// systemd unit's does (`/var/lib/enbeacon`, its StateDirectory): on a badge, `sudo enbeacon ctl status`
+    /// then reaches the agent the unit started, without flags.
+    static var forClient: String {
+        let own = path
+        guard environment("STATE_DIRECTORY") == nil, !isSocket(own + "/console.sock"),
+              isSocket(unitStateDirectory + "/console.sock") else { return own }
+        return unitStateDirectory
+    }
+
+    /// Board/enbeacon.service's StateDirectory=enbeacon (with DynamicUser, a link into /var/lib/private).
+    static let unitStateDirectory = "/var/lib/enbeacon"
+
+    private static func isSocket(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+    }
+
     private static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 }

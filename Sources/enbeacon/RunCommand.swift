@@ -28,8 +28,9 @@ enum RunCommand {
                              the console's config set writes it back
           --set KEY=VALUE    override one configuration key for this run (repeatable)
           --btsnoop FILE     log all HCI traffic in btsnoop format (btmon -r FILE, Wireshark)
-          --console WHERE    stdin, none, or a serial DEVICE[,BAUD] for the console (default: stdin
-                             when it is a terminal or a pipe); enbeacon ctl reaches DATA/console.sock
+          --console WHERE    stdin, none, or a serial DEVICE[,BAUD] for the console (default: the
+                             board's console, else stdin when it is a terminal or a pipe);
+                             enbeacon ctl reaches DATA/console.sock
           --seconds N        stop cleanly after N seconds
           --log LEVEL        error, warn, info (default) or debug; one line each on stderr, and
                              of one kind of message at most 5 a minute (debug lines excepted)
@@ -84,7 +85,7 @@ enum RunCommand {
         } catch {
             throw UsageError(c, error.location == "--set" ? "\(error)" : "--config \(error)")
         }
-        var console = ConsoleSpec.automatic
+        var console = board.console ?? .automatic
         if let text = try arguments.option("--console") {
             do { console = try ConsoleSpec(parsing: text) } catch { throw UsageError(c, "--console: \(error)") }
         }
@@ -165,8 +166,11 @@ enum RunCommand {
         }
         agent.attach(keyDownload: keySync)
         do {
-            try loop.handleSignals { signal in
-                if signal == SIGHUP {
+            let signals = [SIGTERM, SIGINT, SIGHUP] + (LoopStallHook.isEnabled ? [SIGUSR1] : [])
+            try loop.handleSignals(signals) { signal in
+                if signal == SIGUSR1 {
+                    LoopStallHook.stall(log: log)
+                } else if signal == SIGHUP {
                     reloadConfiguration(agent, file: request.configurationFile, log: log)
                 } else {
                     log.info("stopping on signal \(signal)")
@@ -180,6 +184,12 @@ enum RunCommand {
         log.info("enbeacon \(Enbeacon.version) starting on board \(request.board.name), transport \(request.transport)")
         link.virtualBoard?.start()
         agent.start()
+        // Started by systemd (Type=notify): READY=1, STATUS= lines and watchdog pings from this loop.
+        let notifier = ServiceNotifier.fromEnvironment(loop: loop) { agent.serviceStatus }
+        notifier?.start()
+        if let notifier {
+            log.info("systemd: notifying" + (notifier.pingInterval.map { ", watchdog ping every \($0)" } ?? ""))
+        }
         if let seconds = request.seconds {
             loop.schedule(after: .seconds(seconds)) {
                 log.info("stopping after \(seconds) s")
@@ -196,6 +206,20 @@ enum RunCommand {
         // instead of through it.
         if let session, session.channel == .terminal, request.console == .standardInput, sameTerminal(0, 2) {
             logOutput.terminal = session
+        }
+        loop.run()
+        // A clean stop: advertising and scanning off at the controller before the adapter is released,
+        // or it would go on broadcasting (closing the user channel does not reset it). The loop runs on
+        // until the controller confirms, for at most 2 s.
+        notifier?.stopping()
+        let quiescing = loop.now
+        agent.quiesceRadio(within: .seconds(2)) { confirmed in
+            if confirmed {
+                log.info("advertising and scanning off (\(loop.now - quiescing))")
+            } else if agent.driver.phase == .ready {
+                log.warn("the controller did not confirm advertising and scanning off within 2 s")
+            }
+            loop.stop()
         }
         loop.run()
         logOutput.terminal = nil
@@ -271,7 +295,7 @@ struct ControllerLink {
             base = { virtualBoard.makeAgentTransport() }
         } else {
             virtualBoard = nil
-            base = { StreamTransport(spec, loop: loop) }
+            base = { StreamTransport(spec, loop: loop, log: log) }
         }
         guard let snoop else {
             make = base

@@ -249,7 +249,7 @@ import Agent
         #expect(try ConsoleSpec(parsing: "/dev/ttyS0") == .serial(path: "/dev/ttyS0", baud: 115_200))
         #expect(try ConsoleSpec(parsing: "/dev/ttyAMA0,9600") == .serial(path: "/dev/ttyAMA0", baud: 9600))
         for bad in ["stdn", "/dev/ttyS0,fast", "/dev/ttyS0,0", "/dev/x,1,2", ""] {
-            #expect(throws: ConsoleError.self) { try ConsoleSpec(parsing: bad) }
+            #expect(throws: ConsoleSpec.ParseError.self) { try ConsoleSpec(parsing: bad) }
         }
     }
 }

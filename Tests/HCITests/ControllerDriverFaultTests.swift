@@ -273,7 +273,7 @@ struct ControllerDriverFaultTests {
         #expect(h.controller.violations.isEmpty)
     }
 
-    @Test("a device that is not there yet: reconnects back off, then the driver comes up when it appears")
+    @Test("a device that is not there yet: re-opens back off to 1 s, then the driver comes up when it appears")
     func absentDevice() throws {
         let loop = VirtualLoop()
         let controller = makeVirtualController(loop: loop)
@@ -287,10 +287,54 @@ struct ControllerDriverFaultTests {
         loop.run(for: .seconds(10))
         #expect(attempts.count == 5)
         let gaps = zip(attempts, attempts.dropFirst()).map { $1 - $0 }
-        #expect(gaps == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2)])
+        #expect(gaps == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(1)])
         #expect(driver.counters.transportFailures == 4)
         #expect(driver.phase == .ready)
         #expect(controller.state.isScanning)
+    }
+
+    @Test("an adapter unplugged for a minute: re-opened every second, one log line for it, back on air within 2 s of its return")
+    func adapterAbsentForAMinute() throws {
+        let loop = VirtualLoop()
+        var controller = makeVirtualController(loop: loop)
+        var present = true
+        var attempts: [MonotonicInstant] = []
+        var lines: [String] = []
+        let log = Logger(level: .debug) { level, message in if level <= .info { lines.append(message) } }
+        let driver = ControllerDriver(loop: loop, log: log) {
+            attempts.append(loop.now)
+            return present ? controller.makeHostTransport() : AbsentDeviceTransport(loop: loop)
+        }
+        driver.goal.scanning = true
+        driver.start()
+        loop.run(for: .seconds(2))
+        #expect(controller.state.isScanning)
+
+        // Unplugged: the link dies, and the adapter cannot be opened for a minute.
+        present = false
+        controller.dropLink()
+        let unplugged = loop.now
+        loop.run(for: .seconds(60))
+        let whileAway = attempts.filter { $0 > unplugged }
+        let gaps = zip(whileAway, whileAway.dropFirst()).map { $1 - $0 }
+        #expect(gaps.allSatisfy { $0 <= .seconds(1) }, "\(gaps)")
+        #expect(whileAway.count >= 58)
+        #expect(lines.filter { $0.hasPrefix("controller unavailable") }.count == 1, "\(lines)")
+        #expect(driver.phase == .waitingToReconnect)
+        #expect(driver.lastProblem?.text == "test: no such device")
+
+        // Plugged back in (a new controller, as a replugged dongle is): on air again within 2 s.
+        controller = makeVirtualController(loop: loop)
+        present = true
+        let returned = loop.now
+        var scanningAgain: MonotonicInstant?
+        while loop.now < returned + .seconds(5), scanningAgain == nil {
+            loop.run(for: .milliseconds(50))
+            if controller.state.isScanning { scanningAgain = loop.now }
+        }
+        let back = try #require(scanningAgain)
+        #expect(back - returned <= .seconds(2))
+        #expect(lines.contains { $0.hasPrefix("controller back ") }, "\(lines)")
     }
 
     // MARK: rejections and flow control

@@ -90,15 +90,28 @@ struct TransportSpecTests {
     // MARK: what a failed open tells the person at the console
 
     @Test("user channel errors become one line that says what to do", arguments: [
-        (EBUSY, "hci0 is busy: stop bluetoothd (systemctl stop bluetooth) or whatever else holds the adapter"),
-        (EPERM, "hci0: permission denied: run as root or give the binary CAP_NET_ADMIN (setcap cap_net_admin+ep)"),
-        (EACCES, "hci0: permission denied: run as root or give the binary CAP_NET_ADMIN (setcap cap_net_admin+ep)"),
-        (ENODEV, "hci0: no such adapter: check `ls /sys/class/bluetooth` and the board's UART/USB wiring"),
+        (EBUSY, "hci0 is in use by another program through its HCI user channel (another enbeacon, btproxy, "
+            + "a Bumble bridge) or still being set up by the kernel: stop that program"),
+        (87, "hci0 is in use by another program through its HCI user channel (another enbeacon, btproxy, "
+            + "a Bumble bridge) or still being set up by the kernel: stop that program"),
+        (EPERM, "hci0: permission denied: the HCI user channel needs CAP_NET_ADMIN: run as root, through "
+            + "Board/enbeacon.service (it grants it), or `setcap cap_net_admin+ep enbeacon`"),
+        (EACCES, "hci0: permission denied: the HCI user channel needs CAP_NET_ADMIN: run as root, through "
+            + "Board/enbeacon.service (it grants it), or `setcap cap_net_admin+ep enbeacon`"),
+        (ENODEV, "hci0: no such adapter, and no Bluetooth adapter at all: load its driver (hci_uart for a UART "
+            + "controller, btusb for a USB dongle) and check the wiring; `ls /sys/class/bluetooth` lists the adapters"),
         (132, "hci0 is blocked by rfkill: run `rfkill unblock bluetooth`"),
-        (EAFNOSUPPORT, "this kernel has no Bluetooth socket support (load the bluetooth module)"),
-    ])
+        (EAFNOSUPPORT, "this kernel has no Bluetooth support loaded: run `modprobe bluetooth` (and the adapter's "
+            + "driver, e.g. hci_uart or btusb)"),
+    ] as [(Int32, String)])
     func userChannelErrors(code: Int32, message: String) {
-        #expect(TransportOpeners.userChannelError(code, "hci0", during: "bind") == .unavailable(message))
+        #expect(TransportOpeners.userChannelError(code, "hci0", during: "bind", adapters: []) == .unavailable(message))
+    }
+
+    @Test("a missing adapter on a machine with others names them")
+    func userChannelOtherAdapters() {
+        #expect(TransportOpeners.userChannelError(ENODEV, "hci0", during: "bind", adapters: ["hci1", "hci2"])
+            == .unavailable("hci0: no such adapter (this machine has hci1, hci2)"))
     }
 
     @Test("an errno without advice still names the adapter, the call and the system's words")
@@ -122,7 +135,7 @@ struct TransportSpecTests {
         } catch {
             #expect(!error.description.isEmpty)
             #expect(!error.description.contains("\n"))
-            let advised = ["rfkill", "root", "busy", "no such adapter", "no Bluetooth socket support"]
+            let advised = ["rfkill", "root", "in use", "no such adapter", "no Bluetooth support"]
             #expect(advised.contains { error.description.contains($0) }, "\(error)")
         }
     }

@@ -8,9 +8,12 @@ public struct BoardProfile: Equatable, Sendable {
     /// Simulated phones sharing the virtual radio (virtual transport only).
     public var simulatedPhones: Int
     public var clock: ClockPolicy
+    /// Where the console runs on this board (a serial line, say); nil: `ConsoleSpec.automatic`.
+    /// `--console` overrides it.
+    public var console: ConsoleSpec?
 
     public static let virtual = BoardProfile(name: "virtual", transport: .virtual, simulatedPhones: 3, clock: .trusted)
-    public static let knownKeys = ["name", "transport", "simulated_phones", "clock"]
+    public static let knownKeys = ["name", "transport", "simulated_phones", "clock", "console"]
 
     public init(name: String, transport: TransportSpec, simulatedPhones: Int = 0, clock: ClockPolicy = .ntp) {
         self.name = name
@@ -39,6 +42,8 @@ public struct BoardProfile: Equatable, Sendable {
                     throw ConfigError(line: line, "clock: expected ntp, rtc or trusted, got '\(value)'")
                 }
                 clock = policy
+            case "console":
+                do { console = try ConsoleSpec(parsing: value) } catch { throw ConfigError(line: line, "console: \(error)") }
             default:
                 throw ConfigError(line: line, "unknown key '\(key)' (known: \(Self.knownKeys.joined(separator: ", ")))")
             }

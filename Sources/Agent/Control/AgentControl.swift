@@ -28,7 +28,9 @@ public final class AgentControl {
         let advertiser = agent.advertiser
         return BadgeStatus(
             clock: clock, exposureNotification: agent.exposureNotificationEnabled, broadcast: broadcastState,
-            controller: agent.driver.phase, rotations: advertiser.rotations,
+            controller: agent.driver.phase,
+            controllerProblem: agent.driver.lastProblem.map { ($0.text, seconds(now - $0.at)) },
+            rotations: advertiser.rotations,
             rpiAgeSeconds: advertiser.lastRotation.map { seconds(now - $0) },
             nextRotationSeconds: advertiser.nextRotation.map { seconds($0 - now) },
             scans: agent.scanner.scans, lastScanSecondsAgo: agent.scanner.lastScanStart.map { seconds(now - $0) },
@@ -166,11 +168,13 @@ public struct ControllerReport: Equatable, Sendable {
 }
 
 /// What a member of staff needs to know, in one screen (`status`).
-public struct BadgeStatus: Equatable, Sendable {
+public struct BadgeStatus: Sendable {
     public var clock: ClockReading
     public var exposureNotification: Bool
     public var broadcast: BroadcastState
     public var controller: ControllerDriver.Phase
+    /// The controller's last problem (a lost link, a timeout, a hardware error) and how long ago it was.
+    public var controllerProblem: (text: String, secondsAgo: Int64)?
     public var rotations: Int
     public var rpiAgeSeconds: Int64?
     public var nextRotationSeconds: Int64?

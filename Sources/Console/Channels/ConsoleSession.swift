@@ -1,3 +1,4 @@
+import Agent
 import EventLoop
 import SystemIO
 #if canImport(Glibc)

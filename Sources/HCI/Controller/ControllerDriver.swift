@@ -5,7 +5,9 @@ import EventLoop
 ///
 /// Recovery ladder: a command unanswered for `commandTimeout` → reset and re-initialise on the same
 /// link; a second consecutive timeout, a rejected initialisation or a dead transport → close the link
-/// and reconnect after a backoff (250 ms doubling to 30 s). Hardware Error → re-initialise. A controller
+/// and reconnect after a backoff (250 ms doubling to 30 s; to at most 1 s while the transport cannot be
+/// opened at all, so an adapter that returns or is plugged in is noticed at once). Hardware Error →
+/// re-initialise. A controller
 /// that keeps faulting or refusing (three times before the goal is reached again) also goes to the
 /// backoff, and the backoff restarts only once the goal is reached: never a tight reset loop. After every
 /// (re)initialisation the host's model of the controller starts empty and `RadioPlan` re-applies the goal,
@@ -22,6 +24,8 @@ public final class ControllerDriver {
     public private(set) var phase = Phase.stopped
     public private(set) var info = ControllerInfo()
     public private(set) var counters = DriverCounters()
+    /// The last thing that went wrong with the controller, and when (for `status`): nil until then.
+    public private(set) var lastProblem: (text: String, at: MonotonicInstant)?
     /// Every advertisement a scan heard, with the loop time it arrived.
     public var onAdvertisement: (ReceivedAdvertisement, MonotonicInstant) -> Void = { _, _ in }
     /// Called after every completed (re)initialisation.
@@ -40,6 +44,10 @@ public final class ControllerDriver {
     private var consecutiveTimeouts = 0
     private var reconnectDelay: Duration
     private var reconnectTimer: TimerHandle?
+    /// When the controller was lost (link failure), until it is ready again: for the log line saying so.
+    private var lostAt: MonotonicInstant?
+    /// `whenGoalReached` callers, told once the controller's state equals the goal.
+    private var goalWaiters: [() -> Void] = []
     private var stepInFlight = false
     /// Essential commands refused since the goal was last reached: re-initialising in between does not
     /// clear it, or a controller refusing the same step every time would be reset in a tight loop.
@@ -77,6 +85,27 @@ public final class ControllerDriver {
         phase = .stopped
     }
 
+    /// Calls `done(true)` once the controller's state equals the goal, or `done(false)` after `timeout` or at
+    /// once when there is no controller to ask. A clean stop sets a goal of nothing on air and waits here
+    /// before it releases the adapter: a controller left advertising would go on broadcasting the RPI of a
+    /// badge that has stopped (closing the HCI user channel does not reset a controller).
+    public func whenGoalReached(within timeout: Duration, _ done: @escaping (Bool) -> Void) {
+        guard phase == .ready else { return done(false) }
+        if !stepInFlight, RadioPlan.nextStep(from: state, to: goal) == nil { return done(true) }
+        var answered = false
+        let timer = loop.schedule(after: timeout) {
+            guard !answered else { return }
+            answered = true
+            done(false)
+        }
+        goalWaiters.append { [loop] in
+            guard !answered else { return }
+            answered = true
+            loop.cancel(timer)
+            done(true)
+        }
+    }
+
     /// Resets the controller and re-applies the goal (the console's `hci reset`).
     public func resetController() {
         guard phase == .ready || phase == .initializing else { return }
@@ -95,9 +124,7 @@ public final class ControllerDriver {
             self.receive(packet)
         }, onFailure: { [weak self] error in
             guard let self, self.linkGeneration == myLink else { return }
-            self.counters.transportFailures += 1
-            self.log.warn("controller link lost: \(error)")
-            self.scheduleReconnect()
+            self.transportFailed(error)
         })
         initialize(reason: nil)
     }
@@ -109,12 +136,34 @@ public final class ControllerDriver {
         abandonCommands()
     }
 
-    private func scheduleReconnect() {
+    private func transportFailed(_ error: TransportError) {
+        counters.transportFailures += 1
+        let text = "\(error)"
+        // Re-opening an absent adapter every second must not write the same two lines every second.
+        let repeated = lastProblem?.text == text && phase == .initializing
+        if counters.initializations > 0 { lostAt = lostAt ?? loop.now }
+        lastProblem = (text, loop.now)
+        switch error {
+        case .unavailable:
+            log.log(repeated ? .debug : .warn, "controller unavailable: \(text)")
+            scheduleReconnect(absent: true, quietly: repeated)
+        case .closed:
+            log.warn("controller link lost: \(text)")
+            scheduleReconnect()
+        }
+    }
+
+    private func recordProblem(_ text: String) {
+        lastProblem = (text, loop.now)
+    }
+
+    private func scheduleReconnect(absent: Bool = false, quietly: Bool = false) {
         dropLink()
         phase = .waitingToReconnect
-        let delay = reconnectDelay
-        reconnectDelay = min(reconnectDelay * 2, settings.reconnectMaximumDelay)
-        log.info("reconnecting to the controller in \(delay)")
+        let ceiling = absent ? min(settings.reopenMaximumDelay, settings.reconnectMaximumDelay) : settings.reconnectMaximumDelay
+        let delay = min(reconnectDelay, ceiling)
+        reconnectDelay = min(reconnectDelay * 2, ceiling)
+        log.log(quietly ? .debug : .info, "reconnecting to the controller in \(delay)")
         reconnectTimer = loop.schedule(after: delay) { [weak self] in
             self?.reconnectTimer = nil
             self?.connect()
@@ -124,7 +173,10 @@ public final class ControllerDriver {
     // MARK: initialisation
 
     private func initialize(reason: String?) {
-        if let reason { log.warn("re-initialising the controller: \(reason)") }
+        if let reason {
+            log.warn("re-initialising the controller: \(reason)")
+            recordProblem(reason)
+        }
         abandonCommands()
         phase = .initializing
         state = RadioState()
@@ -150,6 +202,12 @@ public final class ControllerDriver {
             phase = .ready
             log.info("controller ready: address \(info.publicAddress.map { "\($0)" } ?? "unknown"), "
                      + "advertising TX power \(info.advertisingTxPower.map { "\($0) dBm" } ?? "unknown")")
+            if let lostAt {
+                let away = (loop.now - lostAt).components
+                let tenths = away.seconds * 10 + away.attoseconds / 100_000_000_000_000_000
+                log.info("controller back \(tenths / 10).\(tenths % 10) s after it was lost")
+                self.lostAt = nil
+            }
             onReady()
             reconcile()
         }
@@ -172,6 +230,9 @@ public final class ControllerDriver {
             hardwareErrorsSinceGoal = 0
             reconnectDelay = settings.reconnectInitialDelay
             onGoalReached()
+            let waiters = goalWaiters
+            goalWaiters.removeAll()
+            waiters.forEach { $0() }
             return
         }
         stepInFlight = true
@@ -252,6 +313,7 @@ public final class ControllerDriver {
         // A controller that keeps refusing gets the slower reconnect ladder rather than a tight reset loop.
         if rejectionsInARow >= 3 || phase == .initializing {
             rejectionsInARow = 0
+            recordProblem("the controller rejected \(opcode)")
             scheduleReconnect()
         } else {
             initialize(reason: "\(opcode) was rejected")
@@ -269,6 +331,7 @@ public final class ControllerDriver {
         log.warn("controller did not answer \(opcode) within \(settings.commandTimeout)")
         if consecutiveTimeouts >= 2 {
             consecutiveTimeouts = 0
+            recordProblem("the controller did not answer \(opcode)")
             scheduleReconnect()
         } else {
             initialize(reason: "command timeout")
@@ -305,6 +368,7 @@ public final class ControllerDriver {
             if hardwareErrorsSinceGoal >= 3 {
                 hardwareErrorsSinceGoal = 0
                 log.warn("controller keeps failing (\(reason))")
+                recordProblem(reason)
                 scheduleReconnect()
             } else {
                 initialize(reason: reason)

@@ -8,6 +8,11 @@ public struct DriverSettings: Sendable {
     /// First delay before reconnecting a failed transport; doubles per consecutive failure.
     public var reconnectInitialDelay: Duration = .milliseconds(250)
     public var reconnectMaximumDelay: Duration = .seconds(30)
+    /// While the transport cannot even be opened (the adapter is absent: a dongle unplugged, a UART
+    /// controller powered down, hci0 not registered yet), re-open attempts back off to at most this.
+    /// Opening is one cheap system call, and a returning or newly plugged-in adapter is noticed
+    /// within it. The long ladder above is for controllers that open and then misbehave.
+    public var reopenMaximumDelay: Duration = .seconds(1)
     /// GAEN advertising interval: 200–270 ms (the Bluetooth spec of Exposure Notification).
     public var advertisingIntervalMin = BasebandSlots(milliseconds: 200)
     public var advertisingIntervalMax = BasebandSlots(milliseconds: 270)

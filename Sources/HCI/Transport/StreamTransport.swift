@@ -41,12 +41,13 @@ public final class StreamTransport: HCITransport {
     }
 
     /// The transport for a stream spec. `virtual` has no descriptor (the agent wires the in-process
-    /// controller itself): a transport made for it fails at start, saying so.
-    public convenience init(_ spec: TransportSpec, loop: any EventLoop) {
+    /// controller itself): a transport made for it fails at start, saying so. `log` hears what opening did
+    /// besides opening (an adapter taken over from another host stack).
+    public convenience init(_ spec: TransportSpec, loop: any EventLoop, log: Logger = .silent) {
         switch spec {
         case .userChannel(let adapter):
             self.init(loop: loop, name: spec.description) { () throws(TransportError) in
-                (try TransportOpeners.userChannel(adapter: adapter), false)
+                (try TransportOpeners.userChannel(adapter: adapter, notice: { log.warn($0) }), false)
             }
         case .uart(let path, let baud, let flow):
             self.init(loop: loop, name: spec.description) { () throws(TransportError) in

@@ -11,15 +11,23 @@ public enum TransportOpeners {
     static let hciChannelUser: UInt16 = 1
     /// _IOW('H', 202, int): take the adapter down so the kernel's own host stack lets go of it.
     static let hciDeviceDown: UInt = 0x4004_48CA
+    /// _IOR('H', 211, int): struct hci_dev_info, whose `flags` (bit 0: HCI_UP) sit at byte 16.
+    static let hciGetDeviceInfo: UInt = 0x8004_48D3
     static let errnoRFKill: Int32 = 132
+    static let errnoUsers: Int32 = 87
 
     /// A Linux HCI user channel socket: exclusive raw access to the adapter, H4 packets one per read.
-    public static func userChannel(adapter: UInt16) throws(TransportError) -> Int32 {
+    /// `notice` hears what a person should know although the open succeeded (an adapter taken over).
+    public static func userChannel(adapter: UInt16, notice: (String) -> Void = { _ in }) throws(TransportError) -> Int32 {
         let name = "hci\(adapter)"
         let control = socket(afBluetooth, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), btprotoHCI)
         guard control >= 0 else { throw userChannelError(errno, name, during: "socket") }
         // Best effort: binding reports the real problem if the adapter is still up and owned.
-        _ = ioctl(control, hciDeviceDown, Int32(adapter))
+        let wasUp = isUp(control: control, adapter: adapter)
+        if ioctl(control, hciDeviceDown, Int32(adapter)) == 0, wasUp {
+            notice("\(name) was powered on by another host stack (bluetoothd?): taken down for enbeacon's exclusive "
+                   + "use; `systemctl disable --now bluetooth` or `btmgmt --index \(adapter) power off` keeps it down")
+        }
         close(control)
 
         let fd = socket(afBluetooth,
@@ -39,18 +47,51 @@ public enum TransportOpeners {
         return fd
     }
 
-    static func userChannelError(_ e: Int32, _ name: String, during call: String) -> TransportError {
+    /// Whether a host stack has the adapter powered on (the kernel reports one it keeps up only for its
+    /// own set-up, about to power it off again, as down).
+    static func isUp(control: Int32, adapter: UInt16) -> Bool {
+        var info = [UInt8](repeating: 0, count: 128)
+        info[0] = UInt8(adapter & 0xFF)
+        info[1] = UInt8(adapter >> 8)
+        let rc = info.withUnsafeMutableBytes { ioctl(control, hciGetDeviceInfo, $0.baseAddress!) }
+        return rc == 0 && info[16] & 1 != 0
+    }
+
+    /// The adapters the kernel has (`/sys/class/bluetooth`), for a message about one that is missing.
+    static func presentAdapters() -> [String] {
+        guard let directory = opendir("/sys/class/bluetooth") else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // hciN only: hciN:M entries are connections, not adapters.
+            if name.hasPrefix("hci"), name.dropFirst(3).allSatisfy(\.isNumber) { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    static func userChannelError(_ e: Int32, _ name: String, during call: String,
+                                 adapters: @autoclosure () -> [String] = presentAdapters()) -> TransportError {
         switch e {
-        case EBUSY:
-            return .unavailable("\(name) is busy: stop bluetoothd (systemctl stop bluetooth) or whatever else holds the adapter")
+        case EBUSY, errnoUsers:
+            return .unavailable("\(name) is in use by another program through its HCI user channel (another enbeacon, "
+                                + "btproxy, a Bumble bridge) or still being set up by the kernel: stop that program")
         case EPERM, EACCES:
-            return .unavailable("\(name): permission denied: run as root or give the binary CAP_NET_ADMIN (setcap cap_net_admin+ep)")
+            return .unavailable("\(name): permission denied: the HCI user channel needs CAP_NET_ADMIN: run as root, "
+                                + "through Board/enbeacon.service (it grants it), or `setcap cap_net_admin+ep enbeacon`")
         case ENODEV:
-            return .unavailable("\(name): no such adapter: check `ls /sys/class/bluetooth` and the board's UART/USB wiring")
+            let present = adapters()
+            guard present.isEmpty else {
+                return .unavailable("\(name): no such adapter (this machine has \(present.joined(separator: ", ")))")
+            }
+            return .unavailable("\(name): no such adapter, and no Bluetooth adapter at all: load its driver (hci_uart "
+                                + "for a UART controller, btusb for a USB dongle) and check the wiring; "
+                                + "`ls /sys/class/bluetooth` lists the adapters")
         case errnoRFKill:
             return .unavailable("\(name) is blocked by rfkill: run `rfkill unblock bluetooth`")
         case EAFNOSUPPORT:
-            return .unavailable("this kernel has no Bluetooth socket support (load the bluetooth module)")
+            return .unavailable("this kernel has no Bluetooth support loaded: run `modprobe bluetooth` "
+                                + "(and the adapter's driver, e.g. hci_uart or btusb)")
         default:
             return .unavailable("\(name): \(call) failed: \(errorText(e))")
         }

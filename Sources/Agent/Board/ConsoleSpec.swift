@@ -23,19 +23,24 @@ public enum ConsoleSpec: Hashable, Sendable, CustomStringConvertible {
         return kind == S_IFIFO || kind == S_IFSOCK ? .standardInput : .none
     }
 
-    public init(parsing text: String) throws(ConsoleError) {
+    /// Why a console setting does not parse, in words for a person.
+    public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public init(parsing text: String) throws(ParseError) {
         switch text {
         case "stdin": self = .standardInput
         case "none": self = .none
         default:
             let parts = text.split(separator: ",", omittingEmptySubsequences: false)
             guard parts.count <= 2, let path = parts.first, path.hasPrefix("/") else {
-                throw ConsoleError("--console: expected stdin, none or DEVICE[,BAUD] such as /dev/ttyS0,115200, got '\(text)'")
+                throw ParseError(description: "expected stdin, none or DEVICE[,BAUD] such as /dev/ttyS0,115200, got '\(text)'")
             }
             var baud = Self.defaultBaud
             if parts.count == 2 {
                 guard let value = Int(parts[1]), value > 0 else {
-                    throw ConsoleError("--console: '\(parts[1])' is not a baud rate (for example 115200)")
+                    throw ParseError(description: "'\(parts[1])' is not a baud rate (for example 115200)")
                 }
                 baud = value
             }
