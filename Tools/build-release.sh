@@ -8,12 +8,12 @@ cd "$(dirname "$0")/.."
 max_bytes=$((10 * 1000 * 1000))
 [ "${1:-}" = "--max-bytes" ] && max_bytes=$2
 
-swift build -c release --static-swift-stdlib 2>&1 | tee .build/release-build.log >/dev/null || {
+swift build -c release --static-swift-stdlib --experimental-lto-mode=full 2>&1 | tee .build/release-build.log >/dev/null || {
   cat .build/release-build.log; exit 1; }
 if grep -q "warning:" .build/release-build.log; then
   grep "warning:" .build/release-build.log; echo "release build has warnings" >&2; exit 1
 fi
-bin=$(swift build -c release --static-swift-stdlib --show-bin-path)/enbeacon
+bin=$(swift build -c release --static-swift-stdlib --experimental-lto-mode=full --show-bin-path)/enbeacon
 out=.build/enbeacon-release
 cp "$bin" "$out"
 

@@ -101,6 +101,7 @@ public final class KeySchedule {
 
     /// Derives `count` (1…144) consecutive RPIs with a single AES-ECB call and hands them to `body`.
     /// The batch is only valid inside `body`: it points into this instance's scratch buffer.
+    @_optimize(speed)
     public func withRPIs<R, E: Error>(
         rpik: Bytes16, from start: ENIntervalNumber, count: Int = KeySchedule.maxBatch,
         _ body: (RPIBatch) throws(E) -> R
@@ -143,6 +144,7 @@ public final class KeySchedule {
 
     /// HKDF-SHA256 without salt to 16 bytes (one HMAC block): extract with the zero-salt context, expand
     /// with `info ‖ 0x01` under the PRK. Buffers live on the stack; nothing is allocated.
+    @_optimize(speed)
     private func hkdf16(_ ikm: Bytes16, _ expandInput: [UInt8]) -> Bytes16 {
         var out = Bytes16.zero
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { scratch in

@@ -54,6 +54,7 @@ public final class KeyMatcher {
     }
 
     /// The hits of one key (empty for most keys), in sighting order.
+    @_optimize(speed)  // the hot loop: ENCore is built for size, this is built for speed
     public func match(_ key: DiagnosisKey) -> [Hit] {
         statistics.keys += 1
         let tek = key.tek
