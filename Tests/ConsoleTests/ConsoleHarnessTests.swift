@@ -1,4 +1,5 @@
 import Agent
+import ENCore
 import EventLoop
 import Glibc
 import Testing

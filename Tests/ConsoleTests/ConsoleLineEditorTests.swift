@@ -1,4 +1,5 @@
 @testable import Console
+import ENCore
 import Testing
 import Agent
 
@@ -441,19 +442,6 @@ import Agent
         _ = editor.takeOutput()
         editor.printAbove("tick 1")
         #expect(Self.text(editor.takeOutput()) == "\r\u{1B}[Ktick 1\r\n\r> sta\u{1B}[K")
-    }
-}
-
-/// A small deterministic generator, so a failing noise test fails the same way every run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,3 +1,4 @@
+import ENCore
 import HCI
 
 /// Bytes from the spaced hex the Core specification and btmon print: `"01 05 20 06"`.
@@ -17,20 +18,8 @@ func spacedHex(_ data: [UInt8]) -> String {
     }.joined(separator: " ")
 }
 
-/// A seeded generator (SplitMix64) so that property tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The seeded generator of the property tests: ENCore's SplitMix64, so they are reproducible.
+typealias SeededGenerator = SplitMix64
 
 /// The 31-byte GAEN advertising data (Flags, 0xFD6F UUID list, service data) used across vectors:
 /// RPI 00 11 … FF, AEM A1 B2 C3 D4.
