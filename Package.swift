@@ -57,10 +57,10 @@ let package = Package(
         // Appends sightings and acknowledges each flush on stdout: the process the power-cut tests kill.
         .executableTarget(name: "enbeacon-store-writer", dependencies: ["Store", "Simulation"], path: "Tools/store-writer"),
 
-        // What several test targets share: temporary directories, child processes.
+        // What several test targets share: temporary directories, child processes, the test health authority.
         .target(name: "TestSupport", dependencies: ["EventLoop"], path: "Tests/Support"),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "TestSupport"]),
-        .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
+        .testTarget(name: "ENCoreTests", dependencies: ["ENCore", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "SystemIO"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Simulation", "enbeacon-store-writer"]),
