@@ -38,11 +38,13 @@ let package = Package(
         .target(name: "HCI", dependencies: ["ENCore", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
         // Crash-safe ring log of sightings and the data-directory lock.
         .target(name: "Store", dependencies: ["ENCore", "CZlib", "SystemIO"], swiftSettings: sizeOptimised),
-        // The badge's services on the loop: clock, keys and advertiser, scanner and sightings, exposures,
-        // configuration, and the control interface the console goes through.
+        // The badge's services on the loop: clock, keys and advertiser, scanner and sightings, exposures, the key
+        // share (its rules and DATA/share; the network only through the HealthAuthorityTransport protocol, so no
+        // libcurl here), configuration, and the control interface the console goes through.
         .target(name: "Agent", dependencies: ["ENCore", "EventLoop", "HCI", "Store", "SystemIO", "CLinux"],
                 swiftSettings: sizeOptimised),
-        // Diagnosis-key download (libcurl, loaded while downloading), verification and matching runs.
+        // Diagnosis-key download, verification and matching runs, and the libcurl client (loaded only while a
+        // transfer runs) that both key download and the key share's POSTs go through (HealthAuthorityTransport).
         .target(name: "KeySync", dependencies: ["Agent", "ENCore", "EventLoop", "Store", "SystemIO", "CCurl"],
                 swiftSettings: sizeOptimised),
         // The REPL (terminal, serial line, pipe), the unix socket for `enbeacon ctl`, and the commands.
@@ -57,10 +59,10 @@ let package = Package(
         // Appends sightings and acknowledges each flush on stdout: the process the power-cut tests kill.
         .executableTarget(name: "enbeacon-store-writer", dependencies: ["Store", "Simulation"], path: "Tools/store-writer"),
 
-        // What several test targets share: temporary directories, child processes.
+        // What several test targets share: temporary directories, child processes, the test health authority.
         .target(name: "TestSupport", dependencies: ["EventLoop"], path: "Tests/Support"),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "TestSupport"]),
-        .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
+        .testTarget(name: "ENCoreTests", dependencies: ["ENCore", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "SystemIO"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Simulation", "enbeacon-store-writer"]),

@@ -9,8 +9,9 @@ import SystemIO
 /// every service it concerns. The same object runs on the real `PollLoop` with hardware and on a
 /// `VirtualLoop` in whole-agent simulations.
 ///
-/// The console reaches the badge through `AgentControl` only; the key download is attached from its own
-/// module (`attach(keyDownload:)`), so the agent never links libcurl.
+/// The console reaches the badge through `AgentControl` only; the key download and the health authority's
+/// network client are attached from their own module (`attach(keyDownload:)`, `attach(healthAuthority:)`), so
+/// the agent never links libcurl.
 public final class Agent {
     public struct Settings: Sendable {
         public var driver = DriverSettings()
@@ -46,6 +47,9 @@ public final class Agent {
     public let notifier: ExposureNotifier
     /// Downloads diagnosis keys and matches them; nil until attached (a badge without a key download).
     public private(set) var keyDownload: (any KeyDownloading)?
+    /// Shares the wearer's keys through the health authority (`keys share`); nil until a network client is
+    /// attached.
+    public private(set) var keyShare: KeyShare?
     /// The configuration in force (`config list`, `config get`).
     public private(set) var configuration: Configuration
     /// The key-download settings resolved from `configuration` (server, public key, risk configuration).
@@ -55,6 +59,8 @@ public final class Agent {
     public private(set) var reportsHeard = 0
 
     let watchers = BeaconWatchers()
+    private let fileSystem: any FileSystem
+    private let randomness: Randomness
     private let lock: DataDirectoryLock
     private let configurationFile: ConfigurationFile?
     private var radioServicesRunning = false
@@ -67,6 +73,8 @@ public final class Agent {
         self.loop = loop
         self.log = log
         self.dataDirectory = dataDirectory
+        self.fileSystem = fileSystem
+        self.randomness = randomness
         configuration = settings.configuration
         configurationFile = settings.configurationFile
         do { keySyncSettings = try KeySyncSettings(configuration: settings.configuration) } catch {
@@ -109,8 +117,10 @@ public final class Agent {
         clock.onTrusted = { [weak self] in
             self?.startRadioServicesIfPossible()
             self?.keyDownload?.start()
+            self?.keyShare?.clockChanged()
         }
         clock.onJump = { [weak self] _ in
+            self?.keyShare?.clockChanged()
             guard let self, advertiser.isRunning else { return }
             log.info("rotating at once after the clock jump")
             advertiser.rotate()
@@ -122,16 +132,27 @@ public final class Agent {
         self.keyDownload = keyDownload
     }
 
+    /// Attaches the network client the key share reaches the health authority through (before `start`); the
+    /// share resumes what `DATA/share` holds when the agent starts.
+    public func attach(healthAuthority transport: any HealthAuthorityTransport) {
+        keyShare = KeyShare(loop: loop, clock: clock, ownKeys: { [advertiser] in advertiser.keys }, transport: transport,
+                            settings: KeyShareSettings(configuration: configuration), notifier: notifier,
+                            fileSystem: fileSystem, dataDirectory: dataDirectory,
+                            generator: randomness.generator(for: "keyshare"), log: log)
+    }
+
     public func start() {
         clock.start()
         driver.start()
         housekeeping.start()
         // Key download needs the date (embargo, 14-day window), not the radio.
         if clock.isTrusted { keyDownload?.start() }
+        keyShare?.start()
     }
 
     public func stop() {
         keyDownload?.stop()
+        keyShare?.stop()
         clock.stop()
         advertiser.stop()
         scanner.stop()
@@ -143,8 +164,10 @@ public final class Agent {
     /// Writes batched sightings now, and deletes what is older than 14 days if the clock permits.
     public func flush() { housekeeping.run() }
 
-    /// Deletes every TEK, sighting and exposure (the console's `wipe`, after consent).
+    /// Deletes every TEK, sighting and exposure (the console's `wipe`, after consent), and a key share under way
+    /// with what an earlier one left: they are about the keys deleted.
     public func wipe() throws(SystemError) {
+        try keyShare?.removeAll()
         try advertiser.removeAllKeys()
         sightings.discardScan()
         try store.removeAll()
@@ -230,6 +253,7 @@ public final class Agent {
         // A lower threshold covers exposures already recorded: notify them now, not at the next new one.
         notifier.notifyPending(in: exposures)
         if reconfigureKeyDownload { keyDownload?.reconfigure(keySync) }
+        keyShare?.reconfigure(KeyShareSettings(configuration: candidate))
     }
 
     // MARK: Radio

@@ -3,7 +3,7 @@ import CCurl
 import Glibc
 #endif
 
-/// libcurl, loaded with dlopen for as long as downloads are under way.
+/// libcurl, loaded with dlopen for as long as transfers (downloads, a key share's requests) are under way.
 ///
 /// Linked at start-up, libcurl and what it pulls in (GnuTLS, Kerberos, LDAP, SSH, …) cost about 6 MB of
 /// resident memory for the badge's whole life, to download a few files every four hours. Loaded on
@@ -21,6 +21,9 @@ final class CurlLibrary {
     typealias EasyInit = @convention(c) () -> UnsafeMutableRawPointer?
     typealias EasyCleanup = @convention(c) (UnsafeMutableRawPointer?) -> Void
     typealias EasyStrerror = @convention(c) (CURLcode) -> UnsafePointer<CChar>?
+    typealias SlistAppend = @convention(c) (UnsafeMutablePointer<curl_slist>?, UnsafePointer<CChar>?)
+        -> UnsafeMutablePointer<curl_slist>?
+    typealias SlistFreeAll = @convention(c) (UnsafeMutablePointer<curl_slist>?) -> Void
 
     static let soname = "libcurl.so.4"
 
@@ -38,6 +41,9 @@ final class CurlLibrary {
     let easySetopt: enb_curl_easy_setopt_fn
     let easyGetinfo: enb_curl_easy_getinfo_fn
     let easyStrerror: EasyStrerror
+    /// A POST's request headers are a `curl_slist`, built and freed through these.
+    let slistAppend: SlistAppend
+    let slistFreeAll: SlistFreeAll
 
     /// Loads and initialises libcurl; the error names what is missing (`apt install libcurl4`).
     init() throws(HTTPClient.Failure) {
@@ -66,6 +72,8 @@ final class CurlLibrary {
         easySetopt = try symbol("curl_easy_setopt", as: enb_curl_easy_setopt_fn.self)
         easyGetinfo = try symbol("curl_easy_getinfo", as: enb_curl_easy_getinfo_fn.self)
         easyStrerror = try symbol("curl_easy_strerror", as: EasyStrerror.self)
+        slistAppend = try symbol("curl_slist_append", as: SlistAppend.self)
+        slistFreeAll = try symbol("curl_slist_free_all", as: SlistFreeAll.self)
         self.handle = handle
         // Single-threaded agent: global init and cleanup pair up with this object's life.
         guard globalInit(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK else {

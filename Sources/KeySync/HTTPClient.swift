@@ -5,7 +5,8 @@ import SystemIO
 import Glibc
 #endif
 
-/// HTTP(S) and file:// downloads through libcurl's multi interface, serviced by the event loop.
+/// HTTP(S) and file:// downloads, and JSON POSTs to the health authority, through libcurl's multi interface,
+/// serviced by the event loop.
 ///
 /// libcurl says which sockets to watch (socket callback) and when to wake it (timer callback); the loop
 /// watches and wakes, and calls `curl_multi_socket_action`. Nothing blocks: a stalled key server costs a
@@ -17,6 +18,11 @@ import Glibc
 /// followed here rather than by libcurl so that each can be checked — same scheme, host and port as the
 /// request, never another server and never a local file. A body goes to memory (`get`, for listings) or
 /// straight to a file descriptor (`download`, for exports), so memory never depends on what a server sends.
+///
+/// A POST (`post`, for a key share's API calls) sends a body with its own headers and answers with the status
+/// and body whatever the status: the health authority's refusals are JSON documents the badge must read. It
+/// follows no redirect: an API that redirects a request carrying a code, a token or keys is misconfigured,
+/// and the body must not go anywhere but where `share.*` says.
 public final class HTTPClient {
     public struct Request: Sendable {
         public var url: String
@@ -33,11 +39,35 @@ public final class HTTPClient {
         public var maximumRedirects: Int = 5
         /// PEM file of trusted CAs instead of the system store (e.g. a health authority's own CA).
         public var caFile: String?
+        /// A POST's body and headers; nil for a GET.
+        public var post: Post?
 
         public init(url: String, maximumBytes: Int, caFile: String? = nil) {
             self.url = url
             self.maximumBytes = maximumBytes
             self.caFile = caFile
+        }
+    }
+
+    /// What a POST sends: the body and its headers (`Name: value`, e.g. `Content-Type: application/json`).
+    public struct Post: Sendable {
+        public var body: [UInt8]
+        public var headers: [String]
+
+        public init(body: [UInt8], headers: [String]) {
+            self.body = body
+            self.headers = headers
+        }
+    }
+
+    /// A POST's answer: any status, with its body.
+    public struct Response: Equatable, Sendable {
+        public var status: Int
+        public var body: [UInt8]
+
+        public init(status: Int, body: [UInt8]) {
+            self.status = status
+            self.body = body
         }
     }
 
@@ -81,6 +111,12 @@ public final class HTTPClient {
         }
     }
 
+    /// What a finished transfer received, and the final status (0 for file://).
+    fileprivate struct Received {
+        var sink: Sink
+        var status: Int
+    }
+
     /// A transfer in flight; `cancel()` drops it without calling its completion.
     public final class Transfer {
         fileprivate let easy: UnsafeMutableRawPointer
@@ -95,11 +131,13 @@ public final class HTTPClient {
         fileprivate var writeError: SystemError?
         /// libcurl's own words for a failure ("SSL certificate problem: …"), more telling than its error code's.
         fileprivate let errorText = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
-        fileprivate let completion: (Result<Sink, Failure>) -> Void
+        /// A POST's headers, which libcurl reads until the transfer is cleaned up; freed in `finish`.
+        fileprivate var headerList: UnsafeMutablePointer<curl_slist>?
+        fileprivate let completion: (Result<Received, Failure>) -> Void
         fileprivate weak var client: HTTPClient?
 
         fileprivate init(easy: UnsafeMutableRawPointer, getinfo: enb_curl_easy_getinfo_fn, request: Request,
-                         sink: Sink, completion: @escaping (Result<Sink, Failure>) -> Void) {
+                         sink: Sink, completion: @escaping (Result<Received, Failure>) -> Void) {
             self.easy = easy
             self.getinfo = getinfo
             self.request = request
@@ -205,6 +243,8 @@ public final class HTTPClient {
         for transfer in transfers.values {
             _ = curl.multiRemoveHandle(multi, transfer.easy)
             curl.easyCleanup(transfer.easy)
+            curl.slistFreeAll(transfer.headerList)
+            transfer.headerList = nil
         }
         transfers.removeAll()
         for watch in watches.values { loop.unwatch(watch) }
@@ -246,10 +286,26 @@ public final class HTTPClient {
     /// or the reason it failed.
     @discardableResult
     public func get(_ request: Request, completion: @escaping (Result<[UInt8], Failure>) -> Void) -> Transfer? {
-        start(request, sink: .memory([])) { result in
-            completion(result.map { sink in
-                if case .memory(let bytes) = sink { return bytes }
+        var request = request
+        request.post = nil
+        return start(request, sink: .memory([])) { result in
+            completion(result.map { received in
+                if case .memory(let bytes) = received.sink { return bytes }
                 return []
+            })
+        }
+    }
+
+    /// Starts a POST of `post` to `request.url`; `completion` runs on the loop with the status and body of the
+    /// answer, whatever the status, or the reason there was none (`transport`: refused, reset, timed out).
+    @discardableResult
+    public func post(_ request: Request, _ post: Post, completion: @escaping (Result<Response, Failure>) -> Void) -> Transfer? {
+        var request = request
+        request.post = post
+        return start(request, sink: .memory([])) { result in
+            completion(result.map { received in
+                if case .memory(let bytes) = received.sink { return Response(status: received.status, body: bytes) }
+                return Response(status: received.status, body: [])
             })
         }
     }
@@ -260,12 +316,14 @@ public final class HTTPClient {
     @discardableResult
     public func download(_ request: Request, to descriptor: Int32, path: String,
                          completion: @escaping (Result<Int, Failure>) -> Void) -> Transfer? {
-        start(request, sink: .file(descriptor: descriptor, path: path, written: 0)) { result in
-            completion(result.map(\.count))
+        var request = request
+        request.post = nil
+        return start(request, sink: .file(descriptor: descriptor, path: path, written: 0)) { result in
+            completion(result.map(\.sink.count))
         }
     }
 
-    private func start(_ request: Request, sink: Sink, completion: @escaping (Result<Sink, Failure>) -> Void) -> Transfer? {
+    private func start(_ request: Request, sink: Sink, completion: @escaping (Result<Received, Failure>) -> Void) -> Transfer? {
         let library: CurlLibrary, multi: UnsafeMutableRawPointer
         do { (library, multi) = try session() } catch {
             loop.schedule(after: .zero) { completion(.failure(error)) }
@@ -281,11 +339,36 @@ public final class HTTPClient {
         let set = library.easySetopt
         enb_curl_easy_setopt_ptr(set, easy, CURLOPT_URL, request.url)
         enb_curl_easy_setopt_ptr(set, easy, CURLOPT_USERAGENT, userAgent)
-        enb_curl_easy_setopt_ptr(set, easy, CURLOPT_PROTOCOLS_STR, "http,https,file")
-        // Redirects are followed by `collectFinished`, one checked hop at a time.
+        // Redirects are followed by `collectFinished`, one checked hop at a time (a GET's only).
         enb_curl_easy_setopt_long(set, easy, CURLOPT_FOLLOWLOCATION, 0)
-        // An error status ends the transfer before its body: a 404 page is not worth downloading.
-        enb_curl_easy_setopt_long(set, easy, CURLOPT_FAILONERROR, 1)
+        if let post = request.post {
+            enb_curl_easy_setopt_ptr(set, easy, CURLOPT_PROTOCOLS_STR, "http,https")
+            // The API's refusals are JSON bodies with 4xx statuses: read them.
+            enb_curl_easy_setopt_long(set, easy, CURLOPT_FAILONERROR, 0)
+            var list: UnsafeMutablePointer<curl_slist>?
+            // "Expect:" stops libcurl from waiting for a 100 Continue before a larger body.
+            for header in post.headers + ["Expect:"] {
+                guard let longer = library.slistAppend(list, header) else {
+                    library.slistFreeAll(list)
+                    library.easyCleanup(easy)
+                    loop.schedule(after: .zero) { completion(.failure(.transport("libcurl could not take the headers"))) }
+                    return nil
+                }
+                list = longer
+            }
+            transfer.headerList = list
+            enb_curl_easy_setopt_ptr(set, easy, CURLOPT_HTTPHEADER, list)
+            enb_curl_easy_setopt_long(set, easy, CURLOPT_POST, 1)
+            // The size first: COPYPOSTFIELDS copies that many bytes, so the body may hold anything.
+            enb_curl_easy_setopt_long(set, easy, CURLOPT_POSTFIELDSIZE, post.body.count)
+            post.body.withUnsafeBufferPointer { bytes in
+                _ = enb_curl_easy_setopt_ptr(set, easy, CURLOPT_COPYPOSTFIELDS, bytes.baseAddress)
+            }
+        } else {
+            enb_curl_easy_setopt_ptr(set, easy, CURLOPT_PROTOCOLS_STR, "http,https,file")
+            // An error status ends the transfer before its body: a 404 page is not worth downloading.
+            enb_curl_easy_setopt_long(set, easy, CURLOPT_FAILONERROR, 1)
+        }
         // No signals: the agent is single-threaded and handles its signals through signalfd.
         enb_curl_easy_setopt_long(set, easy, CURLOPT_NOSIGNAL, 1)
         enb_curl_easy_setopt_long(set, easy, CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout.milliseconds))
@@ -314,6 +397,8 @@ public final class HTTPClient {
         guard library.multiAddHandle(multi, easy) == CURLM_OK else {
             transfers[easy] = nil
             library.easyCleanup(easy)
+            library.slistFreeAll(transfer.headerList)
+            transfer.headerList = nil
             loop.schedule(after: .zero) { completion(.failure(.transport("libcurl refused the transfer"))) }
             return nil
         }
@@ -393,7 +478,7 @@ public final class HTTPClient {
     }
 
     private enum Outcome {
-        case done(Result<Sink, Failure>)
+        case done(Result<Received, Failure>)
         /// A 3xx answer naming where to go next (not yet checked).
         case redirect(String)
     }
@@ -416,6 +501,8 @@ public final class HTTPClient {
             return .done(.failure(.badURL("\(transfer.url): \(detail)")))
         }
         guard code == CURLE_OK else { return .done(.failure(.transport("\(transfer.url): \(detail)"))) }
+        // A POST answers with whatever status the server gave; its caller reads the API's error codes.
+        if transfer.request.post != nil { return .done(.success(Received(sink: transfer.sink, status: status))) }
         if (300..<400).contains(status) {
             var location: UnsafeMutablePointer<CChar>?
             enb_curl_easy_getinfo_string(curl.easyGetinfo, transfer.easy, CURLINFO_REDIRECT_URL, &location)
@@ -424,7 +511,7 @@ public final class HTTPClient {
         }
         // file:// answers 0; HTTP must be 2xx.
         if status != 0 && !(200..<300).contains(status) { return .done(.failure(.httpStatus(status))) }
-        return .done(.success(transfer.sink))
+        return .done(.success(Received(sink: transfer.sink, status: status)))
     }
 
     /// The next hop of a redirect, if it stays at the request's origin and within the limit.
@@ -444,12 +531,15 @@ public final class HTTPClient {
         }
     }
 
-    fileprivate func finish(_ transfer: Transfer, with result: Result<Sink, Failure>?) {
+    fileprivate func finish(_ transfer: Transfer, with result: Result<Received, Failure>?) {
         guard transfers.removeValue(forKey: transfer.easy) != nil else { return }
         if let curl, let multi = multiHandle {
             _ = curl.multiRemoveHandle(multi, transfer.easy)
             curl.easyCleanup(transfer.easy)
+            // After the cleanup: libcurl reads the headers until then.
+            curl.slistFreeAll(transfer.headerList)
         }
+        transfer.headerList = nil
         if let result { transfer.completion(result) }
         scheduleUnloadIfIdle()
     }

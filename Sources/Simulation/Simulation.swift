@@ -26,20 +26,29 @@ public final class Simulation {
         schedule = try KeySchedule()
     }
 
+    /// A badge at `position`; `btsnoop` names a file that records its HCI traffic, as `run --btsnoop` does.
     @discardableResult
     public func addBadge(_ name: String, at position: RadioPosition, settings: Agent.Settings = Agent.Settings(),
                          clockProbe: any ClockSyncProbe = FixedClockSyncProbe(synchronised: true),
-                         log: Logger = .silent) throws -> SimulatedBadge {
+                         log: Logger = .silent, btsnoop: String? = nil) throws -> SimulatedBadge {
         let index = UInt64(badges.count + 1)
         let controller = radio.addController(
             VirtualControllerConfiguration(publicAddress: BDAddress(rawValue: 0x00_1B_DC_00_00_00 + index)), at: position)
         let directory = dataRoot + "/" + name
         let disk = SimulatedDisk()
+        let snoop = try btsnoop.map { path throws -> BtsnoopFile in try BtsnoopFile(path: path) }
+        let loop = self.loop
         let agent = try Agent(loop: loop, settings: settings, log: log, randomness: .seeded(seed &+ index &* 7919),
                               dataDirectory: directory, fileSystem: disk, clockProbe: clockProbe,
-                              makeTransport: { controller.makeHostTransport() })
-        let keySync = KeySync(agent: agent, http: try HTTPClient(loop: loop), randomness: .seeded(seed &+ index &* 7919))
+                              makeTransport: {
+                                  let transport = controller.makeHostTransport()
+                                  guard let snoop else { return transport }
+                                  return SnoopingTransport(transport, file: snoop, loop: loop, log: log)
+                              })
+        let http = try HTTPClient(loop: loop)
+        let keySync = KeySync(agent: agent, http: http, randomness: .seeded(seed &+ index &* 7919))
         agent.attach(keyDownload: keySync)
+        agent.attach(healthAuthority: http)
         let badge = SimulatedBadge(name: name, agent: agent, keySync: keySync, controller: controller, disk: disk,
                                    dataDirectory: directory)
         badges.append(badge)

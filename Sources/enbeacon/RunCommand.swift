@@ -152,6 +152,7 @@ enum RunCommand {
         let link = ControllerLink(request.transport, board: request.board, loop: loop, snoop: snoop, log: log)
         let agent: Agent
         let keySync: KeySync
+        let http: HTTPClient
         do {
             var settings = Agent.Settings()
             settings.clockPolicy = request.board.clock
@@ -159,12 +160,15 @@ enum RunCommand {
             settings.configurationFile = request.configurationFile
             agent = try Agent(loop: loop, settings: settings, log: log, dataDirectory: request.dataDirectory,
                               makeTransport: link.make)
-            keySync = KeySync(agent: agent, http: try HTTPClient(loop: loop))
+            http = try HTTPClient(loop: loop)
+            keySync = KeySync(agent: agent, http: http)
         } catch {
             log.error("\(error)")
             return 1
         }
         agent.attach(keyDownload: keySync)
+        // One libcurl client for key downloads and key shares.
+        agent.attach(healthAuthority: http)
         do {
             let signals = [SIGTERM, SIGINT, SIGHUP] + (LoopStallHook.isEnabled ? [SIGUSR1] : [])
             try loop.handleSignals(signals) { signal in

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 @testable import ENCore
 
 /// The request bodies and answer readers against Tools/healthauthority, which refuses what the real servers
@@ -12,109 +13,7 @@ import Testing
     /// The servers' clock: 2026-11-28T12:00:00Z, so "today" is fixed.
     static let now: Int64 = 1_795_867_200
 
-    static var available: Bool { IndependentCrossCheckTests.cryptographyAvailable }
-
-    /// The running servers; killed when the test lets go.
-    final class Servers {
-        let process = Process()
-        let ready: [String: Any]
-
-        init() throws {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-u", HealthAuthorityServerTests.script, "serve",
-                                 "--now", String(HealthAuthorityServerTests.now), "--seconds", "120"]
-            let stdout = Pipe()
-            process.standardOutput = stdout
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var line = Data()
-            while !line.contains(0x0A) {
-                let chunk = stdout.fileHandleForReading.availableData
-                guard !chunk.isEmpty else { throw Failure("healthauthority.py exited before it listened") }
-                line += chunk
-            }
-            ready = try JSONSerialization.jsonObject(with: line.prefix { $0 != 0x0A }) as? [String: Any] ?? [:]
-        }
-
-        deinit {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-
-        subscript(name: String) -> String { ready[name] as? String ?? "" }
-
-        func post(_ endpoint: PublishingEndpoint, _ body: String, headers: [String: String] = [:],
-                  apiKey: String? = nil) throws -> (status: Int, body: [UInt8]) {
-            var all = ["Content-Type": "application/json"]
-            if endpoint != .publish { all["X-API-Key"] = apiKey ?? self["api_key"] }
-            all.merge(headers) { $1 }
-            let base = endpoint == .publish ? self["keyserver_url"] : self["verification_url"]
-            return try HTTP.request("POST", base + endpoint.rawValue, headers: all, body: Array(body.utf8))
-        }
-
-        func control(_ method: String, _ path: String, _ body: String = "{}") throws -> [String: Any] {
-            let answer = try HTTP.request(method, self["control_url"] + path, headers: ["Content-Type": "application/json"],
-                                          body: method == "POST" ? Array(body.utf8) : [])
-            return try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any] ?? [:]
-        }
-
-        func issueCode(_ spec: String = "{}") throws -> String { try control("POST", "/_test/codes", spec)["code"] as? String ?? "" }
-
-        func requests(since: Int) throws -> [[String: Any]] {
-            try control("GET", "/_test/requests?since=\(since)")["requests"] as? [[String: Any]] ?? []
-        }
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
-    }
-
-    /// HTTP/1.1 over a plain socket: enough for a server that closes every connection after its answer.
-    enum HTTP {
-        static func request(_ method: String, _ url: String, headers: [String: String],
-                            body: [UInt8]) throws -> (status: Int, body: [UInt8]) {
-            let rest = url.dropFirst("http://".count)
-            let hostPort = rest.prefix { $0 != "/" }
-            let path = String(rest.dropFirst(hostPort.count))
-            guard let port = UInt16(hostPort.split(separator: ":").last ?? "") else { throw Failure("bad URL \(url)") }
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else { throw Failure("connect \(url): errno \(errno)") }
-            var head = "\(method) \(path.isEmpty ? "/" : path) HTTP/1.1\r\nHost: \(hostPort)\r\nConnection: close\r\n"
-            for (name, value) in headers { head += "\(name): \(value)\r\n" }
-            head += "Content-Length: \(body.count)\r\n\r\n"
-            let request = Array(head.utf8) + body
-            var sent = 0
-            while sent < request.count {
-                let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-                guard n > 0 else { throw Failure("send: errno \(errno)") }
-                sent += n
-            }
-            var answer: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if n <= 0 { break }
-                answer += buffer[..<n]
-            }
-            guard let end = answer.indices.first(where: { answer[$0...].starts(with: [13, 10, 13, 10]) }) else {
-                throw Failure("no HTTP answer from \(url)")
-            }
-            let statusLine = String(decoding: answer[..<end], as: UTF8.self).split(separator: " ")
-            guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw Failure("bad status line") }
-            return (status, Array(answer[(end + 4)...]))
-        }
-    }
+    static var available: Bool { HealthAuthorityTestServer.isAvailable }
 
     static func dailyKeys(days: UInt32) -> [TemporaryExposureKey] {
         let today = ENIntervalNumber(unixSeconds: now)!.dayStart.value
@@ -129,7 +28,7 @@ import Testing
     /// covering them, and every body has its padded size.
     @Test(.enabled(if: available, "Python's cryptography package is missing (pip install cryptography): skipping"))
     func aWholeUploadIsAcceptedAndStoresExactlyTheKeys() throws {
-        let servers = try Servers()
+        let servers = try HealthAuthorityTestServer(now: Self.now, seconds: 120)
         var random = SystemRandomNumberGenerator()
         let code = try VerificationCode(try servers.issueCode(#"{"symptomDate": "2026-11-25", "testDate": "2026-11-27"}"#))
         let verifyAnswer = try servers.post(.verify, try VerifyCodeRequest(code: code).body(using: &random))
@@ -176,7 +75,7 @@ import Testing
     /// The refusals staff would meet, read from the server's real answers.
     @Test(.enabled(if: available, "Python's cryptography package is missing (pip install cryptography): skipping"))
     func refusalsInWordsStaffCanActOn() throws {
-        let servers = try Servers()
+        let servers = try HealthAuthorityTestServer(now: Self.now, seconds: 120)
         var random = SystemRandomNumberGenerator()
         func verify(_ code: String, apiKey: String? = nil) throws -> HealthAuthorityError? {
             let answer = try servers.post(.verify, try VerifyCodeRequest(code: VerificationCode(code)).body(using: &random),
@@ -225,7 +124,7 @@ import Testing
     /// Chaff reaches every endpoint, is answered, and changes nothing.
     @Test(.enabled(if: available, "Python's cryptography package is missing (pip install cryptography): skipping"))
     func chaffIsAnsweredAndChangesNothing() throws {
-        let servers = try Servers()
+        let servers = try HealthAuthorityTestServer(now: Self.now, seconds: 120)
         var random = SystemRandomNumberGenerator()
         let chaff = ["X-Chaff": "1"]
         #expect(try servers.post(.verify, try ChaffRequest.verifyBody(using: &random), headers: chaff).status == 200)
@@ -236,5 +135,17 @@ import Testing
         #expect(records.map { $0["chaff"] as? Bool } == [true, true, true])
         #expect(records.compactMap { $0["bodyBytes"] as? Int } == [1_000, 2_000, 5_000])
         #expect((try servers.control("GET", "/_test/published")["keys"] as? [Any])?.isEmpty == true)
+    }
+}
+
+extension HealthAuthorityTestServer {
+    /// A request as the badge makes it: JSON, and the API key for the verification server.
+    func post(_ endpoint: PublishingEndpoint, _ body: String, headers: [String: String] = [:],
+              apiKey: String? = nil) throws -> (status: Int, body: [UInt8]) {
+        var all = ["Content-Type": "application/json"]
+        if endpoint != .publish { all["X-API-Key"] = apiKey ?? self["api_key"] }
+        all.merge(headers) { $1 }
+        let base = endpoint == .publish ? self["keyserver_url"] : self["verification_url"]
+        return try post(base + endpoint.rawValue, body, headers: all)
     }
 }

@@ -336,3 +336,59 @@ struct ThrowAwayCA {
         #expect(!client.isLibraryLoaded, "released 30 s after the last transfer")
     }
 }
+
+/// POSTs to the test health authority (Tools/healthauthority): the body and headers arrive as sent, any status
+/// comes back with its body, and a refused connection is a transport failure.
+@Suite(.enabled(if: HealthAuthorityTestServer.isAvailable,
+                "Python's cryptography package is missing (pip install cryptography): skipping"))
+struct HTTPClientPostTests {
+    let loop = PollLoop()
+
+    func post(_ client: HTTPClient, _ url: String, _ body: String, _ headers: [String]) -> Result<HTTPClient.Response, HTTPClient.Failure>? {
+        var result: Result<HTTPClient.Response, HTTPClient.Failure>?
+        client.post(.init(url: url, maximumBytes: 1 << 20), .init(body: Array(body.utf8), headers: headers)) { result = $0 }
+        #expect(loop.run(until: { result != nil }), "no answer from \(url)")
+        return result
+    }
+
+    @Test func bodyAndHeadersArriveAndEveryStatusComesBackWithItsBody() throws {
+        let server = try HealthAuthorityTestServer()
+        let client = try HTTPClient(loop: loop, idleUnload: .milliseconds(100))
+        let verify = server["verify_url"]
+        let json = "Content-Type: application/json"
+
+        // 401 without the API key: the status and the body, not a failure.
+        let unauthorized = try #require(post(client, verify, #"{"code":"12345678","padding":""}"#, [json]))
+        let answer = try unauthorized.get()
+        #expect(answer.status == 401)
+        #expect(String(decoding: answer.body, as: UTF8.self).contains("unauthorized"))
+
+        // 400 with the API's error code in the body; a body of 5,000 bytes goes out whole (no 100-continue wait).
+        let padding = String(repeating: "A", count: 5_000 - 32)
+        let body = #"{"code":"12345678","padding":"\#(padding)"}"#
+        let refused = try #require(post(client, verify, body, [json, "X-API-Key: " + server["api_key"]])).get()
+        let refusal = String(decoding: refused.body, as: UTF8.self)
+        #expect(refused.status == 400)
+        #expect(refusal.contains("code_invalid"))
+
+        // A chaff header reaches the server; its answer (not JSON) comes back as it is.
+        let chaff = try post(client, verify, body, [json, "X-API-Key: " + server["api_key"], "X-Chaff: 1"])?.get()
+        #expect(chaff?.status == 200 && (chaff?.body.count ?? 0) >= 1000)
+
+        let records = try server.requests()
+        #expect(records.count == 3)
+        #expect(records.map { $0["bodyBytes"] as? Int ?? 0 } == [32, body.utf8.count, body.utf8.count])
+        #expect(records.map { $0["method"] as? String ?? "" } == ["POST", "POST", "POST"])
+        #expect(records.map { $0["chaff"] as? Bool ?? true } == [false, false, true])
+        #expect(records[1]["body"] as? String == body)
+
+        // Nobody listening: a transport failure, which the key share retries.
+        let closed = post(client, "http://127.0.0.1:\(TestServers.closedPort())/api/verify", "{}", [json])
+        guard case .failure(.transport)? = closed else {
+            Issue.record("a refused connection is a transport failure: \(String(describing: closed))")
+            return
+        }
+        #expect(client.activeTransfers == 0)
+        #expect(loop.run(until: { !client.isLibraryLoaded }), "libcurl is let go once the POSTs are done")
+    }
+}

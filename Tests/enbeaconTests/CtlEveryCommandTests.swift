@@ -128,6 +128,14 @@ struct CtlEveryCommandTests {
         #expect(exportedKey.map { String(format: "%02x", $0) }.joined() == tekHex)
         #expect(published.first?["rollingStartNumber"] as? Int == keys[0]["rollingStart"] as? Int)
 
+        // keys share: without the health authority's settings it says which are missing, and sends nothing.
+        #expect(try refused("keys share", "12345678").contains("--yes"))
+        #expect(try refused("keys share", "12345678 --yes").hasPrefix("keys share needs share.verification_url, share.api_key"))
+        let share = try ok("keys share status")
+        #expect(share["phase"] as? String == "notConfigured" && share["token"] is NSNull, "\(share)")
+        #expect(try refused("keys share cancel", "--yes") == "no share is under way")
+        #expect((try s.ok("status")["share"] as? [String: Any])?["phase"] as? String == "notConfigured")
+
         // What the badge recorded.
         #expect(try ok("sightings", "--limit 5")["sightings"] is [Any])
         #expect(try refused("sightings", "--limit 0").contains("--limit"))

@@ -15,8 +15,10 @@ public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConver
                            at: location)
     }
 
+    /// A credential is not repeated, not even a wrong one: the error may reach the log.
     static func badValue(_ value: String, for key: ConfigurationKey, at location: String?) -> ConfigurationError {
-        ConfigurationError("\(key.name): expected \(key.range), got '\(value)'", at: location)
+        let got = key.isSecret ? "a value of \(value.count) characters that is not (not shown)" : "'\(value)'"
+        return ConfigurationError("\(key.name): expected \(key.range), got \(got)", at: location)
     }
 
     public var description: String { location.map { "\($0): \(message)" } ?? message }

@@ -18,6 +18,8 @@ public enum ConfigurationKind: Hashable, Sendable {
     case countryCode
     /// Letters, digits and `-_.`, as key server identifiers are; empty means not configured.
     case identifier
+    /// A credential (an API key): printable ASCII without spaces, or empty. Never shown or logged once set.
+    case secret
 
     /// The accepted values, in the words an error message and `config list` use.
     public var range: String {
@@ -29,6 +31,7 @@ public enum ConfigurationKind: Hashable, Sendable {
         case .command: "a shell command, or empty"
         case .countryCode: "2 or 3 capital letters"
         case .identifier: "letters, digits, '-', '_' and '.', or empty"
+        case .secret: "printable ASCII without spaces, or empty"
         }
     }
 
@@ -55,6 +58,8 @@ public enum ConfigurationKind: Hashable, Sendable {
                 (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
                     || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
             }
+        case .secret:
+            return value.utf8.count <= 1024 && value.utf8.allSatisfy { (0x21...0x7E).contains($0) }
         }
     }
 }

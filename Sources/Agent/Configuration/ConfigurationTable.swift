@@ -66,7 +66,23 @@ extension ConfigurationKey {
         "v1 risk score at or above which an exposure is notified")
     public static let notifyCommand = ConfigurationKey(
         "notify.command", .command, default: "",
-        "run with /bin/sh -c for each notified exposure, the exposure as JSON on stdin")
+        "run with /bin/sh -c for each notified exposure and each key share outcome, the event as JSON on stdin")
+    public static let shareVerificationURL = ConfigurationKey(
+        "share.verification_url", .url, default: "",
+        "the health authority's verification server (device API): keys share sends codes to /api/verify there")
+    public static let shareAPIKey = ConfigurationKey(
+        "share.api_key", .secret, default: "",
+        "the device API key the health authority gave for its verification server (never shown or logged)")
+    public static let sharePublishURL = ConfigurationKey(
+        "share.publish_url", .url, default: "",
+        "the key server's publish endpoint (…/v1/publish) a shared wearer's keys are sent to")
+    public static let shareHealthAuthorityID = ConfigurationKey(
+        "share.health_authority_id", .identifier, default: "",
+        "healthAuthorityID the key server knows the health authority by")
+    public static let shareChaffPerDay = ConfigurationKey(
+        "share.chaff_per_day", .integer(0...24), default: "0",
+        "meaningless X-Chaff requests to the health authority a day, at random times, so that a real share "
+            + "cannot be told from noise on the network (0: none)")
     public static let matchBatchKeys = ConfigurationKey(
         "match.batch_keys", .integer(1...100_000), default: "200",
         "diagnosis keys matched per slice before the radio and console get their turn")
@@ -88,7 +104,8 @@ extension ConfigurationKey {
         keyServerStyle, keyServerIndexURL, keyServerBaseURL, keyServerCountry, keyServerCAFile, keyServerPublicKey,
         keyServerKeyID, keyServerKeyVersion, syncIntervalHours, syncMaxFileBytes, syncMaxIndexBytes, syncMaxIndexLines,
         syncMaxLineBytes, syncMaxFiles, syncMaxRedirects, syncDownloadTimeoutSeconds, syncMinRate, syncMinRateSeconds,
-        syncGiveUpAfterRuns, riskConfig, riskThreshold, notifyCommand, matchBatchKeys, clockMaximumJumpMinutes,
+        syncGiveUpAfterRuns, riskConfig, riskThreshold, notifyCommand, shareVerificationURL, shareAPIKey, sharePublishURL,
+        shareHealthAuthorityID, shareChaffPerDay, matchBatchKeys, clockMaximumJumpMinutes,
         sightingsMaximumPerScan, sightingsMaximumPerHour,
     ]
 

@@ -36,7 +36,7 @@ public final class AgentControl {
             scans: agent.scanner.scans, lastScanSecondsAgo: agent.scanner.lastScanStart.map { seconds(now - $0) },
             storage: try? agent.store.usage(), storageError: agent.sightings.lastError,
             deletionHold: agent.clock.deletionHold, keySync: agent.keyDownload?.status,
-            exposures: agent.exposures.exposures.count)
+            keyShare: agent.keyShare?.status, exposures: agent.exposures.exposures.count)
     }
 
     /// On air as the controller confirmed it, or why not.
@@ -128,6 +128,26 @@ public final class AgentControl {
         return keyDownload.syncNow(finished: finished)
     }
 
+    // MARK: Key share
+
+    /// Nil on a badge without a network client.
+    public var keyShare: KeyShareStatus? { agent.keyShare?.status }
+
+    /// `keys share CODE` (after consent): the code goes to the verification server now; `answer` gets the share
+    /// as it then stands or why the code was not accepted. Throws at once, with nothing sent, when the share
+    /// cannot start (a `share.*` key missing, the clock untrusted, a share already under way, a bad date).
+    public func shareKeys(code: String, testDate: UTCDay?, symptomOnset: UTCDay?,
+                          answer: @escaping (Result<KeyShareStatus, KeyShareError>) -> Void) throws(KeyShareError) {
+        guard let keyShare = agent.keyShare else { throw .noNetwork }
+        try keyShare.share(code: code, testDate: testDate, symptomOnset: symptomOnset, answer: answer)
+    }
+
+    /// `keys share cancel` (after consent): the share under way ends, its verification discarded.
+    public func cancelKeyShare() throws(KeyShareError) -> KeyShareStatus {
+        guard let keyShare = agent.keyShare else { throw .noNetwork }
+        return try keyShare.cancel()
+    }
+
     // MARK: Configuration
 
     public var configuration: Configuration { agent.configuration }
@@ -188,5 +208,7 @@ public struct BadgeStatus: Sendable {
     public var deletionHold: String?
     /// Nil on a badge without a key download.
     public var keySync: KeySyncStatus?
+    /// Nil on a badge without a network client.
+    public var keyShare: KeyShareStatus?
     public var exposures: Int
 }

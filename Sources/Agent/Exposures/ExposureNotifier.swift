@@ -62,3 +62,11 @@ public final class ExposureNotifier {
         command = settings.command.map { NotifyCommand($0, loop: loop, log: log) }
     }
 }
+
+extension ExposureNotifier {
+    /// Runs `notify.command`, if there is one, with another event than an exposure (a key share's outcome) as
+    /// one JSON line on stdin; `label` names it in the log.
+    public func notify(event json: String, label: String) {
+        command?.run(input: Array((json + "\n").utf8), label: label)
+    }
+}

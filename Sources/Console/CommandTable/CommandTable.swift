@@ -14,7 +14,7 @@ public final class CommandTable {
         register(ConsoleCommand(
             "help", summary: "list the commands, or explain one", usage: "help [COMMAND]",
             help: "help COMMAND shows a command's usage and what it does; help GROUP lists a group (help config).",
-            arguments: 0...2,
+            arguments: 0...3,
             completion: ArgumentCompletion { [unowned self] previous in
                 switch previous.count {
                 case 0: firstWords
@@ -110,6 +110,10 @@ public final class CommandTable {
     private func resolve(_ words: [String]) -> Resolution {
         let first = words[0]
         let second = words.count > 1 && !words[1].hasPrefix("-") ? words[1] : nil
+        // A three-word command (`keys share status`) before the two-word one it extends (`keys share CODE`).
+        if let second, words.count > 2, !words[2].hasPrefix("-"), let command = byName[first + " " + second + " " + words[2]] {
+            return .command(command, rest: words.dropFirst(3))
+        }
         if let second, let command = byName[first + " " + second] { return .command(command, rest: words.dropFirst(2)) }
         let members = groupMembers(first)
         if let command = byName[first] {

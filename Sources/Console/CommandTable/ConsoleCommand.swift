@@ -1,7 +1,8 @@
 /// One console command, registered by the agent as data: the table does the parsing, checking,
 /// help, completion and consent, so the handler only does the work.
 public struct ConsoleCommand {
-    /// One word or two (`status`, `config set`); lowercase letters, digits and `-`.
+    /// One word, two or three (`status`, `config set`, `keys share status`); lowercase letters, digits and `-`. A
+    /// three-word command extends the two-word one before it, whose arguments cannot then begin with its third word.
     public var name: String
     /// One line for the `help` list.
     public var summary: String
@@ -25,7 +26,7 @@ public struct ConsoleCommand {
                 arguments: ClosedRange<Int> = 0...0, flags: [String] = [], options: [String] = [],
                 completion: ArgumentCompletion = .none, consent: ConsentRequirement = .never,
                 handler: @escaping (ConsoleRequest) -> ConsoleReply) {
-        precondition(Self.isValidName(name), "console command name '\(name)': one or two words of a-z, 0-9 and -")
+        precondition(Self.isValidName(name), "console command name '\(name)': one to three words of a-z, 0-9 and -")
         precondition((flags + options).allSatisfy { $0.hasPrefix("--") && $0.count > 2 }, "\(name): options start with --")
         self.name = name
         self.summary = summary
@@ -45,12 +46,12 @@ public struct ConsoleCommand {
         }
     }
 
-    /// The name's words: one, or two for a command in a group.
+    /// The name's words: one, two for a command in a group, three for one extending a two-word command.
     var words: [String] { name.split(separator: " ").map(String.init) }
 
     static func isValidName(_ name: String) -> Bool {
         let words = name.split(separator: " ", omittingEmptySubsequences: false)
-        return (1...2).contains(words.count) && words.allSatisfy { word in
+        return (1...3).contains(words.count) && words.allSatisfy { word in
             !word.isEmpty && !word.hasPrefix("-") && word.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
         }
     }

@@ -12,7 +12,7 @@ extension AgentConsole {
                 return .json(o.text)
             }
             return .text(ConfigurationKey.all.map { key in
-                "\(key.name) = \(c[key])" + (c.source(of: key) == .override ? "   (--set, this run only)" : "")
+                "\(key.name) = \(shown(key, c))" + (c.source(of: key) == .override ? "   (--set, this run only)" : "")
             }.joined(separator: "\n"))
         })
         table.register(ConsoleCommand("config get", summary: "one configuration value", usage: "config get KEY",
@@ -20,7 +20,7 @@ extension AgentConsole {
             guard let key = ConfigurationKey.named(request.arguments[0]) else {
                 return .error("unknown key '\(request.arguments[0].printableExcerpt())' (config list shows them)")
             }
-            return request.json ? .json(configJSON(key, control.configuration)) : .text(control.configuration[key])
+            return request.json ? .json(configJSON(key, control.configuration)) : .text(shown(key, control.configuration))
         })
         let privileged = ConfigurationKey.privileged.map { "\($0.name) (\($0.privilege ?? ""))" }
         table.register(ConsoleCommand(
@@ -40,14 +40,23 @@ extension AgentConsole {
             }
             guard let key = ConfigurationKey.named(request.arguments[0]) else { return .error("unknown key") }
             return request.json ? .json(configJSON(key, control.configuration))
-                : .text("\(key.name) = \(control.configuration[key])")
+                : .text("\(key.name) = \(shown(key, control.configuration))")
         })
     }
 
+    /// A value as the console shows it: a secret (`share.api_key`) only as set or not.
+    static func shown(_ key: ConfigurationKey, _ c: Configuration) -> String {
+        key.isSecret && !c[key].isEmpty ? redactedValue : c[key]
+    }
+
+    static let redactedValue = "(set, redacted)"
+
+    /// `value` is the value in force, except a secret's: `"(set, redacted)"` with `"redacted": true`.
     static func configJSON(_ key: ConfigurationKey, _ c: Configuration) -> String {
         var o = JSONObject()
         o.string("key", key.name)
-        o.string("value", c[key])
+        o.string("value", shown(key, c))
+        if key.isSecret { o.bool("redacted", !c[key].isEmpty) }
         o.string("source", c.source(of: key).rawValue)
         o.string("default", key.defaultValue)
         o.string("range", key.range)

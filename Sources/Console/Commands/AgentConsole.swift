@@ -5,7 +5,7 @@ import HCI
 
 /// The agent's console commands (`../shared/CLI.md`), registered in a `CommandTable` that both the
 /// stdin/serial console and the unix socket (`enbeacon ctl`) serve. Each group lives in its own file
-/// (`AgentConsole+Clock`, `+Keys`, `+Radio`, `+Records`, `+Sync`, `+Config`).
+/// (`AgentConsole+Clock`, `+Keys`, `+Share`, `+Radio`, `+Records`, `+Sync`, `+Config`).
 ///
 /// Every command answers `--json` with one JSON document (`live`: JSON lines); a command whose answer is
 /// only a confirmation still says in JSON what the state now is, so a script need not parse prose.
@@ -17,6 +17,7 @@ public enum AgentConsole {
         })
         registerClockCommands(in: table, control: control)
         registerKeyCommands(in: table, control: control)
+        registerShareCommands(in: table, control: control)
         registerRadioCommands(in: table, control: control)
         registerRecordCommands(in: table, control: control)
         registerSyncCommands(in: table, control: control)
@@ -57,6 +58,7 @@ public enum AgentConsole {
             o.string("storageError", s.storageError.map { "\($0)" })
             o.string("deletionHold", s.deletionHold)
             o.raw("sync", syncStatusJSON(s.keySync))
+            o.raw("share", s.keyShare.map { shareStatusJSON($0) } ?? "null")
             o.integer("exposures", s.exposures)
             return .json(o.text)
         }
@@ -77,6 +79,7 @@ public enum AgentConsole {
             scanning     \(s.scans) scans\(s.lastScanSecondsAgo.map { ", last \(minutes($0)) ago" } ?? "")
             storage      \(storage)
             key sync     \(syncLine(s.keySync))
+            key share    \(shareLine(s.keyShare))
             exposures    \(s.exposures == 0 ? "none" : "\(s.exposures) — see exposures")
             """ + (s.deletionHold.map { "\nretention   old data kept: \($0)" } ?? ""))
     }
