@@ -58,6 +58,20 @@ import Agent
         #expect(try Self.lines("v1/..x/y.zip\n", limits: limits).pending[0].problem == nil)
     }
 
+    /// Found by Tools/fuzz (target index): a line with bytes that are not UTF-8 is recorded in the cursor with
+    /// U+FFFD in their place, and the next sync, not finding that text, started over from the first line.
+    @Test func cursorFindsALineThatIsNotUTF8() throws {
+        let body: [UInt8] = Array("a.zip\n".utf8) + [0x5B, 0x5B, 0xA3, 0xA3, 0x5D] + Array("\nb.zip\n".utf8)
+        let first = try KeyServerListing.index(body, after: nil, limits: KeySyncLimits())
+        #expect(first.pending.count == 3 && first.pending[1].problem != nil)
+        var cursor = SyncCursor(server: "s")
+        cursor.commit(first.pending.prefix(2).map(\.name), indexed: true, listed: [])
+        let saved = try #require(SyncCursor(text: cursor.text))
+        let next = try KeyServerListing.index(body, after: saved.lastLine, limits: KeySyncLimits())
+        #expect(!next.cursorLost)
+        #expect(next.pending.map(\.name) == ["b.zip"])
+    }
+
     @Test func cursorRemembersDaysWhileListed() {
         var cursor = SyncCursor(server: "s")
         cursor.commit(["2026-11-01", "2026-11-02"], indexed: false, listed: ["2026-11-01", "2026-11-02"])
