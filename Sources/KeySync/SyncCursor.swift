@@ -70,7 +70,10 @@ public struct SyncCursor: Equatable, Sendable {
     init?(text: String) {
         var server: String?
         var cursor = SyncCursor(server: "")
-        for line in text.split(separator: "\n") {
+        // Split at LF scalars, not characters: a value ending in CR (an index line cut there) would otherwise
+        // join "\r\n" into one character and swallow the next line.
+        for scalars in text.unicodeScalars.split(separator: "\n") {
+            let line = Substring(scalars)
             guard let space = line.firstIndex(of: " ") else { continue }
             let value = String(line[line.index(after: space)...])
             switch line[..<space] {

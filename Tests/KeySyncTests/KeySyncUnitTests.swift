@@ -72,6 +72,24 @@ import Agent
         #expect(next.pending.map(\.name) == ["b.zip"])
     }
 
+    /// Found by Tools/fuzz (target index): an index line cut at sync.max_line_bytes right after a CR is recorded
+    /// ending in CR; the cursor file joined that CR and its line end into one character, so the line swallowed
+    /// the next one and the next sync started over.
+    @Test func cursorFileKeepsALineCutAfterACarriageReturn() throws {
+        var limits = KeySyncLimits()
+        limits.maxLineBytes = 16
+        let body = Array("exports/key.zip\rX\nnext.zip\n".utf8)
+        let first = try KeyServerListing.index(body, after: nil, limits: limits)
+        #expect(first.pending[0].name == "exports/key.zip\r")
+        var cursor = SyncCursor(server: "s")
+        cursor.commit([first.pending[0].name], indexed: true, listed: [])
+        cursor.lastSuccess = 1_700_000_000
+        let saved = try #require(SyncCursor(text: cursor.text))
+        #expect(saved == cursor)
+        let next = try KeyServerListing.index(body, after: saved.lastLine, limits: limits)
+        #expect(!next.cursorLost && next.pending.map(\.name) == ["next.zip"])
+    }
+
     @Test func cursorRemembersDaysWhileListed() {
         var cursor = SyncCursor(server: "s")
         cursor.commit(["2026-11-01", "2026-11-02"], indexed: false, listed: ["2026-11-01", "2026-11-02"])
