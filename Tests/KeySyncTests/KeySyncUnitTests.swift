@@ -90,6 +90,21 @@ import Agent
         #expect(!next.cursorLost && next.pending.map(\.name) == ["next.zip"])
     }
 
+    /// Found by Tools/fuzz (target index): an index line starting with a combining mark (U+0365) was recorded
+    /// after "last_line " in the cursor file, where the space and the mark make one character, so the line was
+    /// not read back and the next sync started over.
+    @Test func cursorFileKeepsALineStartingWithACombiningMark() throws {
+        let body: [UInt8] = [0xCD, 0xA5, 0xDD, 0xCD, 0xCF] + Array("22-02-0\nnext.zip\n".utf8)
+        let first = try KeyServerListing.index(body, after: nil, limits: KeySyncLimits())
+        var cursor = SyncCursor(server: "s")
+        cursor.commit([first.pending[0].name], indexed: true, listed: [])
+        cursor.failing = SyncCursor.Failing(entry: "\u{301}slow.zip", runs: 2)
+        let saved = try #require(SyncCursor(text: cursor.text))
+        #expect(saved == cursor)
+        let next = try KeyServerListing.index(body, after: saved.lastLine, limits: KeySyncLimits())
+        #expect(!next.cursorLost && next.pending.map(\.name) == ["next.zip"])
+    }
+
     @Test func cursorRemembersDaysWhileListed() {
         var cursor = SyncCursor(server: "s")
         cursor.commit(["2026-11-01", "2026-11-02"], indexed: false, listed: ["2026-11-01", "2026-11-02"])
