@@ -84,9 +84,8 @@ private func checkWords(_ line: String) {
     guard let words = try? CommandLineWords.split(line) else { return }
     invariant((try? CommandLineWords.split(CommandLineWords.join(words))) == words,
               "\(words) do not survive join and split")
-    if let (before, partial) = CommandLineWords.splitForCompletion(line) {
+    if let (_, partial) = CommandLineWords.splitForCompletion(line) {
         invariant(!partial.unicodeScalars.contains { $0 == " " || $0 == "\t" }, "a partial word with a space")
-        _ = before
     }
 }
 
