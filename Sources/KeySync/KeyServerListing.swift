@@ -47,7 +47,7 @@ enum KeyServerListing {
         var cursorAt: Int?
         forEachLine(body) { line in
             count += 1
-            if let cursor, identity(line, limits).elementsEqual(cursor) { cursorAt = count }
+            if let cursor, isCursor(line, cursor, limits) { cursorAt = count }
             return count <= limits.maxIndexLines
         }
         guard count <= limits.maxIndexLines else {
@@ -88,6 +88,16 @@ enum KeyServerListing {
     private static func identity(_ line: Slice<UnsafeBufferPointer<UInt8>>, _ limits: KeySyncLimits)
         -> Slice<UnsafeBufferPointer<UInt8>> {
         line.prefix(limits.maxLineBytes)
+    }
+
+    /// Whether `line` is the one the cursor names. The cursor holds the entry's name, in which bytes that are not
+    /// UTF-8 became U+FFFD, so such a line is compared the same way; other lines cost no decoding.
+    private static func isCursor(_ line: Slice<UnsafeBufferPointer<UInt8>>, _ cursor: [UInt8], _ limits: KeySyncLimits)
+        -> Bool {
+        let identity = identity(line, limits)
+        if identity.elementsEqual(cursor) { return true }
+        guard identity.contains(where: { $0 >= 0x80 }) else { return false }
+        return String(decoding: identity, as: UTF8.self).utf8.elementsEqual(cursor)
     }
 
     private static func entry(_ line: Slice<UnsafeBufferPointer<UInt8>>, _ limits: KeySyncLimits) -> Entry {

@@ -70,17 +70,20 @@ public struct SyncCursor: Equatable, Sendable {
     init?(text: String) {
         var server: String?
         var cursor = SyncCursor(server: "")
-        for line in text.split(separator: "\n") {
+        // Scalars, not characters, throughout: a value ending in CR (an index line cut there) would join "\r\n"
+        // into one character and swallow the next line, and one starting with a combining mark would join the
+        // space before it.
+        for line in text.unicodeScalars.split(separator: "\n") {
             guard let space = line.firstIndex(of: " ") else { continue }
-            let value = String(line[line.index(after: space)...])
-            switch line[..<space] {
-            case "server": server = value
-            case "last_line": cursor.lastLine = value
-            case "day": cursor.processedDays.insert(value)
-            case "last_success": cursor.lastSuccess = Int64(value)
+            let value = line[line.index(after: space)...]
+            switch Substring(line[..<space]) {
+            case "server": server = String(Substring(value))
+            case "last_line": cursor.lastLine = String(Substring(value))
+            case "day": cursor.processedDays.insert(String(Substring(value)))
+            case "last_success": cursor.lastSuccess = Int64(Substring(value))
             case "failing":
-                guard let space = value.firstIndex(of: " "), let runs = Int(value[..<space]) else { continue }
-                cursor.failing = Failing(entry: String(value[value.index(after: space)...]), runs: runs)
+                guard let gap = value.firstIndex(of: " "), let runs = Int(Substring(value[..<gap])) else { continue }
+                cursor.failing = Failing(entry: String(Substring(value[value.index(after: gap)...])), runs: runs)
             default: continue
             }
         }

@@ -82,6 +82,19 @@ import TestSupport
         #expect(try file.load()[.notifyCommand] == "logger x")
     }
 
+    /// Found by Tools/fuzz (target config): a URL ending in a second CR (`\r\r\n`, a broken line-end conversion)
+    /// was accepted, but writing the line back lost that CR, so the file read back another value. A URL with a
+    /// control character in it is refused, naming the line, like one with a space.
+    @Test func aURLWithAControlCharacterIsRefused() throws {
+        for text in ["\nkeyserver.index_url = https://keys.example/index.txt\r\r\n", "keyserver.base_url = https://a\u{1B}[2J/\n"] {
+            #expect(throws: ConfigurationError.self) { try Configuration(parsing: text) }
+        }
+        var configuration = Configuration()
+        #expect(throws: ConfigurationError.self) { try configuration.set("keyserver.index_url", to: "https://a\tb/index.txt") }
+        try configuration.set("keyserver.index_url", to: "https://keys.example/index.txt#x")
+        #expect(configuration[.keyServerIndexURL] == "https://keys.example/index.txt#x")
+    }
+
     @Test func writingBackKeepsCRLFTheByteOrderMarkAndTheComment() throws {
         let folder = TemporaryDirectory()
         let file = ConfigurationFile(path: folder.path + "/enbeacon.conf")

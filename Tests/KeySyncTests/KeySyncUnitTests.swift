@@ -58,6 +58,53 @@ import Agent
         #expect(try Self.lines("v1/..x/y.zip\n", limits: limits).pending[0].problem == nil)
     }
 
+    /// Found by Tools/fuzz (target index): a line with bytes that are not UTF-8 is recorded in the cursor with
+    /// U+FFFD in their place, and the next sync, not finding that text, started over from the first line.
+    @Test func cursorFindsALineThatIsNotUTF8() throws {
+        let body: [UInt8] = Array("a.zip\n".utf8) + [0x5B, 0x5B, 0xA3, 0xA3, 0x5D] + Array("\nb.zip\n".utf8)
+        let first = try KeyServerListing.index(body, after: nil, limits: KeySyncLimits())
+        #expect(first.pending.count == 3 && first.pending[1].problem != nil)
+        var cursor = SyncCursor(server: "s")
+        cursor.commit(first.pending.prefix(2).map(\.name), indexed: true, listed: [])
+        let saved = try #require(SyncCursor(text: cursor.text))
+        let next = try KeyServerListing.index(body, after: saved.lastLine, limits: KeySyncLimits())
+        #expect(!next.cursorLost)
+        #expect(next.pending.map(\.name) == ["b.zip"])
+    }
+
+    /// Found by Tools/fuzz (target index): an index line cut at sync.max_line_bytes right after a CR is recorded
+    /// ending in CR; the cursor file joined that CR and its line end into one character, so the line swallowed
+    /// the next one and the next sync started over.
+    @Test func cursorFileKeepsALineCutAfterACarriageReturn() throws {
+        var limits = KeySyncLimits()
+        limits.maxLineBytes = 16
+        let body = Array("exports/key.zip\rX\nnext.zip\n".utf8)
+        let first = try KeyServerListing.index(body, after: nil, limits: limits)
+        #expect(first.pending[0].name == "exports/key.zip\r")
+        var cursor = SyncCursor(server: "s")
+        cursor.commit([first.pending[0].name], indexed: true, listed: [])
+        cursor.lastSuccess = 1_700_000_000
+        let saved = try #require(SyncCursor(text: cursor.text))
+        #expect(saved == cursor)
+        let next = try KeyServerListing.index(body, after: saved.lastLine, limits: limits)
+        #expect(!next.cursorLost && next.pending.map(\.name) == ["next.zip"])
+    }
+
+    /// Found by Tools/fuzz (target index): an index line starting with a combining mark (U+0365) was recorded
+    /// after "last_line " in the cursor file, where the space and the mark make one character, so the line was
+    /// not read back and the next sync started over.
+    @Test func cursorFileKeepsALineStartingWithACombiningMark() throws {
+        let body: [UInt8] = [0xCD, 0xA5, 0xDD, 0xCD, 0xCF] + Array("22-02-0\nnext.zip\n".utf8)
+        let first = try KeyServerListing.index(body, after: nil, limits: KeySyncLimits())
+        var cursor = SyncCursor(server: "s")
+        cursor.commit([first.pending[0].name], indexed: true, listed: [])
+        cursor.failing = SyncCursor.Failing(entry: "\u{301}slow.zip", runs: 2)
+        let saved = try #require(SyncCursor(text: cursor.text))
+        #expect(saved == cursor)
+        let next = try KeyServerListing.index(body, after: saved.lastLine, limits: KeySyncLimits())
+        #expect(!next.cursorLost && next.pending.map(\.name) == ["next.zip"])
+    }
+
     @Test func cursorRemembersDaysWhileListed() {
         var cursor = SyncCursor(server: "s")
         cursor.commit(["2026-11-01", "2026-11-02"], indexed: false, listed: ["2026-11-01", "2026-11-02"])

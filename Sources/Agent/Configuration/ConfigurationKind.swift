@@ -7,7 +7,7 @@ public enum ConfigurationKind: Hashable, Sendable {
     case choice([String])
     /// A decimal integer within the range.
     case integer(ClosedRange<Int>)
-    /// An `http://`, `https://` or `file://` URL; empty means not configured.
+    /// An `http://`, `https://` or `file://` URL without spaces or control characters; empty means not configured.
     case url
     /// A file path; empty means not configured. Whether the file is readable is checked by its user,
     /// at the moment it is needed.
@@ -47,7 +47,10 @@ public enum ConfigurationKind: Hashable, Sendable {
             guard !value.isEmpty else { return true }
             let lower = value.lowercased()
             let schemes = ["http://", "https://", "file://"]
-            return !value.contains(" ") && schemes.contains { lower.hasPrefix($0) && lower.count > $0.count }
+            // No spaces or control characters: a CR left by an editor would survive the file's syntax but not
+            // a rewrite of the line, and no URL holds one.
+            let plain = value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F }
+            return plain && schemes.contains { lower.hasPrefix($0) && lower.count > $0.count }
         case .path, .command:
             // One line: a line break would split the entry when the file is written back (a `#` is quoted).
             return !value.unicodeScalars.contains { $0 == "\n" || $0 == "\r" || $0 == "\0" }
