@@ -26,10 +26,11 @@ public final class Simulation {
         schedule = try KeySchedule()
     }
 
+    /// `indicator`: the badge gets the virtual board's LED, buzzer and button (`badge.indicator`).
     @discardableResult
     public func addBadge(_ name: String, at position: RadioPosition, settings: Agent.Settings = Agent.Settings(),
                          clockProbe: any ClockSyncProbe = FixedClockSyncProbe(synchronised: true),
-                         log: Logger = .silent) throws -> SimulatedBadge {
+                         indicator: Bool = false, log: Logger = .silent) throws -> SimulatedBadge {
         let index = UInt64(badges.count + 1)
         let controller = radio.addController(
             VirtualControllerConfiguration(publicAddress: BDAddress(rawValue: 0x00_1B_DC_00_00_00 + index)), at: position)
@@ -40,8 +41,10 @@ public final class Simulation {
                               makeTransport: { controller.makeHostTransport() })
         let keySync = KeySync(agent: agent, http: try HTTPClient(loop: loop), randomness: .seeded(seed &+ index &* 7919))
         agent.attach(keyDownload: keySync)
+        let virtualIndicator = indicator ? VirtualIndicator(loop: loop) : nil
+        if let virtualIndicator { agent.attach(indicators: virtualIndicator.lines) }
         let badge = SimulatedBadge(name: name, agent: agent, keySync: keySync, controller: controller, disk: disk,
-                                   dataDirectory: directory)
+                                   dataDirectory: directory, indicator: virtualIndicator)
         badges.append(badge)
         agent.start()
         return badge
@@ -80,9 +83,12 @@ public final class SimulatedBadge {
     /// Its SD card: `disk.isFull = true` and every write fails as on a full card.
     public let disk: SimulatedDisk
     public let dataDirectory: String
+    /// Its LED, buzzer and button, when it has them.
+    public let indicator: VirtualIndicator?
 
     init(name: String, agent: Agent, keySync: KeySync, controller: VirtualController, disk: SimulatedDisk,
-         dataDirectory: String) {
+         dataDirectory: String, indicator: VirtualIndicator?) {
+        self.indicator = indicator
         self.name = name
         self.agent = agent
         self.keySync = keySync

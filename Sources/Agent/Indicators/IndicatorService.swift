@@ -74,8 +74,9 @@ public final class IndicatorService {
 
     // MARK: What the console and the share flow ask for
 
-    /// The state as the inputs say now, whether or not any line shows it.
-    public var state: IndicatorState { isRunning ? scheduler.state : inputs().state }
+    /// The state as the inputs say now, whether or not any line shows it (the LED follows within one step
+    /// of its pattern, 5 s at most).
+    public var state: IndicatorState { inputs().state }
 
     /// What the LED and buzzer were last set to (dark when stopped).
     public var levels: IndicatorLevels { isRunning ? written ?? .dark : .dark }
