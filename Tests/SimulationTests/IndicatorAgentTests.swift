@@ -171,3 +171,54 @@ import TestSupport
         #expect(badge.agent.indicator.state == .onAir)
     }
 }
+
+/// The console's indicator commands on badges with and without an indicator.
+@Suite struct IndicatorConsoleTests {
+    static func text(_ outcome: ConsoleOutcome) -> String? {
+        if case .reply(.text(let text), _) = outcome { return text }
+        if case .reply(.error(let text), _) = outcome { return "error: " + text }
+        return nil
+    }
+
+    @Test("without LED or buzzer: status says none, find and indicator test say what to configure")
+    func noIndicator() throws {
+        let dir = TemporaryDirectory()
+        let sim = try Simulation(startUnixSeconds: Simulation.twoHoursBeforeMidnight, seed: 47, dataRoot: dir.path)
+        let badge = try sim.addBadge("plain", at: .origin)
+        let table = AgentConsole.commandTable(for: AgentControl(agent: badge.agent, stop: {}))
+        sim.run(for: .seconds(3))
+        let status = try #require(Self.text(table.execute("status", channel: .terminal)))
+        #expect(status.contains("\nindicator    none (indicator.* in the board file)"), "\(status)")
+        for command in ["find", "indicator test"] {
+            #expect(Self.text(table.execute(command, channel: .terminal))
+                    == "error: this badge has no LED or buzzer (indicator.led, indicator.buzzer in the board file)")
+        }
+        #expect(Self.text(table.execute("indicator", channel: .terminal)) == """
+            state    on air: one short flash every 5 s
+            LED      none
+            buzzer   none
+            button   none
+            """)
+    }
+
+    @Test("with the virtual indicator: find blinks and beeps for a minute, find stop ends it, indicator test lists its parts")
+    func findAndTest() throws {
+        let dir = TemporaryDirectory()
+        let sim = try Simulation(startUnixSeconds: Simulation.twoHoursBeforeMidnight, seed: 53, dataRoot: dir.path)
+        let badge = try sim.addBadge("badge", at: .origin, indicator: true)
+        let table = AgentConsole.commandTable(for: AgentControl(agent: badge.agent, stop: {}))
+        sim.run(for: .seconds(3))
+        #expect(Self.text(table.execute("find", channel: .terminal)) == "blinking and beeping for 60 s (find stop, or a short press, ends it)")
+        let buzzerBefore = badge.indicator!.buzzer.changes
+        sim.run(for: .seconds(30))
+        #expect(badge.indicator!.buzzer.changes - buzzerBefore == 60, "a beep a second")
+        #expect(Self.text(table.execute("indicator", channel: .terminal))?.contains("playing  find: blinking and beeping") == true)
+        #expect(Self.text(table.execute("find stop", channel: .terminal)) == "stopped")
+        #expect(Self.text(table.execute("find stop", channel: .terminal)) == "nothing was playing")
+        #expect(Self.text(table.execute("find now", channel: .terminal)) == "error: usage: find [stop] [--json] (expected stop or nothing)")
+        let test = try #require(Self.text(table.execute("indicator test", channel: .terminal)))
+        #expect(test.hasPrefix("playing every pattern once (34.1 s):\n  at 0.0 s  on air\n  at 1.1 s  waiting for a trusted clock"), "\(test)")
+        sim.run(for: .seconds(35))
+        #expect(badge.agent.indicator.signal == nil, "the test is over after 34.1 s")
+    }
+}
