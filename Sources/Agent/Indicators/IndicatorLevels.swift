@@ -1,5 +1,5 @@
 /// What the indicator's outputs do at one moment: the LED lit or dark, the buzzer sounding or silent.
-public struct IndicatorLevels: Hashable, Sendable, CustomStringConvertible {
+public struct IndicatorLevels: Hashable, Sendable {
     public var led: Bool
     public var buzzer: Bool
 
@@ -12,6 +12,4 @@ public struct IndicatorLevels: Hashable, Sendable, CustomStringConvertible {
     public static let lit = IndicatorLevels(led: true)
     /// LED lit and buzzer sounding.
     public static let beeping = IndicatorLevels(led: true, buzzer: true)
-
-    public var description: String { "LED \(led ? "on" : "off"), buzzer \(buzzer ? "on" : "off")" }
 }

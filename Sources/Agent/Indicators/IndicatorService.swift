@@ -12,8 +12,6 @@ import SystemIO
 public final class IndicatorService {
     public private(set) var lines = IndicatorLines()
     public private(set) var isRunning = false
-    /// Called after every short press that acknowledged exposures, with how many (tests, the demo).
-    public var onAcknowledged: (Int) -> Void = { _ in }
 
     private let loop: any EventLoop
     private let log: Logger
@@ -114,7 +112,6 @@ public final class IndicatorService {
         if count > 0 {
             log.info("indicator: exposure signal acknowledged (\(count) exposure(s); they stay recorded)")
             play(.acknowledged)
-            onAcknowledged(count)
         }
         refresh()
         return count
