@@ -51,20 +51,24 @@ import Testing
         }
     }
 
-    @Test("lines that cannot be had are left out with a clear problem; the rest still serve")
+    @Test("lines that cannot be had are left out, each with a clear problem")
     func unavailableLines() throws {
         var lines: [String] = []
         let log = Logger(level: .info) { _, line in lines.append(line) }
         let wiring = IndicatorWiring(led: .gpio(try GPIOLineSpec(parsing: "gpiochip97:0")),
                                      buzzer: .gpio(try GPIOLineSpec(parsing: "/dev/null:0")),
-                                     button: .virtual)
+                                     button: .gpio(try GPIOLineSpec(parsing: "/dev/gpiochip98:2")))
         let (opened, virtual) = wiring.open(loop: VirtualLoop(), log: log)
-        #expect(opened.led == nil && opened.buzzer == nil)
-        #expect(opened.button === virtual?.button)
+        #expect(opened.isEmpty && virtual == nil)
         // "(this machine has none)" here; a machine with chips lists them.
-        #expect(opened.problems.count == 2)
+        #expect(opened.problems.count == 3)
         #expect(opened.problems.first?.hasPrefix("LED (indicator.led = gpiochip97:0): no GPIO chip gpiochip97 (this machine has ") == true)
-        #expect(opened.problems.last == "buzzer (indicator.buzzer = /dev/null:0): /dev/null is not a GPIO chip")
+        #expect(opened.problems.dropFirst().first == "buzzer (indicator.buzzer = /dev/null:0): /dev/null is not a GPIO chip")
+        #expect(opened.problems.last?.hasPrefix("button (indicator.button = /dev/gpiochip98:2): no GPIO chip /dev/gpiochip98 (") == true)
+        // The lines that can be had still serve.
+        let partial = IndicatorWiring(led: .gpio(try GPIOLineSpec(parsing: "gpiochip97:0")), button: .virtual)
+            .open(loop: VirtualLoop(), log: .silent)
+        #expect(partial.lines.led == nil && partial.lines.button === partial.virtual?.button && partial.lines.problems.count == 1)
         #expect(lines.contains { $0.hasPrefix("indicator: LED (indicator.led = gpiochip97:0): no GPIO chip gpiochip97") &&
                                  $0.hasSuffix("; the badge runs without its LED") })
     }

@@ -2,6 +2,25 @@ import Agent
 import EventLoop
 import Testing
 
+extension IndicatorScheduler {
+    /// Every change of levels from `start` (its levels first) up to `end`, as a playing indicator shows them
+    /// when nothing new is shown or played in between: the service's timer, step by step.
+    func timeline(from start: MonotonicInstant, until end: MonotonicInstant) -> [(at: MonotonicInstant, levels: IndicatorLevels)] {
+        var copy = self
+        copy.advance(to: start)
+        var changes = [(at: start, levels: copy.levels(at: start))]
+        var now = start
+        while true {
+            now = copy.nextStep(after: now)
+            guard now < end else { break }
+            copy.advance(to: now)
+            let levels = copy.levels(at: now)
+            if levels != changes[changes.count - 1].levels { changes.append((now, levels)) }
+        }
+        return changes
+    }
+}
+
 /// The pattern scheduler in virtual time: every state's and signal's on/off timeline, checked change by change.
 @Suite struct IndicatorPatternTests {
     static let t0 = MonotonicInstant(nanoseconds: 7_000_000_000)

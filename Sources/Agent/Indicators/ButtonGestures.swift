@@ -8,7 +8,7 @@ import EventLoop
 /// the caller feeds edges with their times (the kernel's timestamps, so a busy loop does not shorten a press)
 /// and calls `advance(to:)` at `nextDeadline`.
 public struct ButtonGestures: Sendable {
-    public enum Gesture: Hashable, Sendable {
+    public enum Gesture: Equatable, Sendable {
         case shortPress
         case longPress
     }

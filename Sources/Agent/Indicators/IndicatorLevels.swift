@@ -1,5 +1,5 @@
 /// What the indicator's outputs do at one moment: the LED lit or dark, the buzzer sounding or silent.
-public struct IndicatorLevels: Hashable, Sendable {
+public struct IndicatorLevels: Equatable, Sendable {
     public var led: Bool
     public var buzzer: Bool
 

@@ -3,8 +3,8 @@ import EventLoop
 /// An on/off timeline for the LED and the buzzer: one cycle of steps, played a number of times or until
 /// something else replaces it. A value: `levels(at:)` and `boundary(after:)` answer for any offset into
 /// the pattern, so a pattern is checked without a loop and played by one timer at a time.
-public struct IndicatorPattern: Hashable, Sendable {
-    public struct Step: Hashable, Sendable {
+public struct IndicatorPattern: Equatable, Sendable {
+    public struct Step: Equatable, Sendable {
         public var duration: Duration
         public var levels: IndicatorLevels
 

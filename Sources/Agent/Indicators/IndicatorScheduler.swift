@@ -3,7 +3,7 @@ import EventLoop
 /// Which pattern plays when, and so what the LED and buzzer do at any instant: the state's pattern,
 /// repeating in its own rhythm, with a one-off signal (a find, a test, a press acknowledged) played over it.
 /// A pure value on loop time: `IndicatorService` asks it for the levels now and for the next instant they
-/// may change, and sets one timer for that; tests walk its `timeline` in virtual time.
+/// may change, and sets one timer for that; tests walk it step by step in virtual time.
 ///
 /// A state that stays the same keeps its rhythm however often it is shown again; a new state starts its
 /// pattern at once. After a signal the state's pattern starts afresh.
@@ -66,23 +66,6 @@ public struct IndicatorScheduler: Sendable {
         // A signal due to start later (a timeline drawn ahead) interrupts the state's pattern.
         if let playing, playing.start > now { return min(next, playing.start) }
         return next
-    }
-
-    /// Every change of levels from `start` (its levels first) up to `end`, as a playing indicator shows
-    /// them when nothing new is shown or played in between.
-    public func timeline(from start: MonotonicInstant, until end: MonotonicInstant) -> [(at: MonotonicInstant, levels: IndicatorLevels)] {
-        var copy = self
-        copy.advance(to: start)
-        var changes = [(at: start, levels: copy.levels(at: start))]
-        var now = start
-        while true {
-            now = copy.nextStep(after: now)
-            guard now < end else { break }
-            copy.advance(to: now)
-            let levels = copy.levels(at: now)
-            if levels != changes[changes.count - 1].levels { changes.append((now, levels)) }
-        }
-        return changes
     }
 
     private var signalEnd: MonotonicInstant? {

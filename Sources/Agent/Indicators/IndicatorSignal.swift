@@ -1,5 +1,5 @@
 /// Something played once over the state's pattern, which resumes from its start afterwards.
-public enum IndicatorSignal: Hashable, Sendable, CustomStringConvertible {
+public enum IndicatorSignal: Equatable, Sendable, CustomStringConvertible {
     /// `find`: blink and beep for a minute so staff can locate the badge.
     case find
     /// `indicator test`: every pattern once, one after another.
@@ -52,7 +52,7 @@ public enum IndicatorSignal: Hashable, Sendable, CustomStringConvertible {
 /// What `indicator test` plays: each state's pattern once (flash counts without their long pause), then
 /// each signal, each followed by a second of darkness.
 public enum IndicatorTest {
-    public struct Part: Hashable, Sendable {
+    public struct Part: Equatable, Sendable {
         public var name: String
         /// When it starts, from the start of the test.
         public var offset: Duration

@@ -2,7 +2,7 @@
 /// an exposure the wearer's carers have not acknowledged outranks every fault, a fault outranks waiting, and
 /// a healthy badge on air gives a short flash every few seconds. The flash counts (1 on air, 2 clock,
 /// 3 controller, 4 storage) are also what a long press of the button reports.
-public enum IndicatorState: String, CaseIterable, Hashable, Sendable, CustomStringConvertible {
+public enum IndicatorState: String, Sendable, CustomStringConvertible {
     /// Controller and clock not both ready yet, with nothing known to be wrong.
     case starting
     /// Exposure Notification is off (`en off`).

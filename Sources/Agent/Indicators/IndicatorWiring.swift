@@ -2,8 +2,8 @@ import EventLoop
 
 /// The board file's `indicator.led`, `indicator.buzzer` and `indicator.button`: each a GPIO line
 /// (`GPIOLineSpec`) or `virtual`. None set: no indicator, and no GPIO touched.
-public struct IndicatorWiring: Hashable, Sendable {
-    public enum Line: Hashable, Sendable, CustomStringConvertible {
+public struct IndicatorWiring: Equatable, Sendable {
+    public enum Line: Equatable, Sendable, CustomStringConvertible {
         case virtual
         case gpio(GPIOLineSpec)
 

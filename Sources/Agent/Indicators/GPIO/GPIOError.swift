@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Why a GPIO line could not be had, in words that say what to do.
-public enum GPIOError: Error, Hashable, Sendable, CustomStringConvertible {
+public enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `chips`: what this machine has, `gpiochip0 [pinctrl-bcm2711, 58 lines]`.
     case noSuchChip(String, chips: [String])
     case notAChip(String)

@@ -35,9 +35,9 @@ struct GPIORequestedLine {
 
     /// `gpiochipN`, a path, or a chip's label.
     private static func open(_ chip: String) throws(GPIOError) -> GPIOChip {
-        if chip.hasPrefix("/") { return try GPIOChip(path: chip) }
-        if chip.hasPrefix("gpiochip"), Int(chip.dropFirst("gpiochip".count)) != nil {
-            do { return try GPIOChip(path: "/dev/" + chip) } catch {
+        let isPath = chip.hasPrefix("/")
+        if isPath || chip.hasPrefix("gpiochip") && Int(chip.dropFirst("gpiochip".count)) != nil {
+            do { return try GPIOChip(path: isPath ? chip : "/dev/" + chip) } catch {
                 if case .system(let e) = error, e.code == ENOENT { throw .noSuchChip(chip, chips: GPIOChip.inventory()) }
                 throw error
             }

@@ -9,13 +9,13 @@ import ENCore
 /// `active-low`: the LED lights, the buzzer sounds, the button counts as pressed when the line is low.
 /// A bias option switches the line's pull resistor (a button to ground wants `pull-up`); without one the
 /// line's bias is left as it is.
-public struct GPIOLineSpec: Hashable, Sendable, CustomStringConvertible {
-    public enum Line: Hashable, Sendable {
+public struct GPIOLineSpec: Equatable, Sendable, CustomStringConvertible {
+    public enum Line: Equatable, Sendable {
         case offset(UInt32)
         case name(String)
     }
 
-    public enum Bias: String, Hashable, Sendable, CaseIterable {
+    public enum Bias: String, Sendable, CaseIterable {
         case pullUp = "pull-up"
         case pullDown = "pull-down"
         case disabled = "bias-disabled"
@@ -35,7 +35,7 @@ public struct GPIOLineSpec: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Why a line spec does not parse, in words for the person editing the board file.
-    public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         public let description: String
         public init(description: String) { self.description = description }
     }
