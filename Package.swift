@@ -23,7 +23,7 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
-        // Kernel interfaces missing from Glibc's module (adjtimex, signalfd); no library to link.
+        // Kernel interfaces missing from Glibc's module (adjtimex, signalfd, the GPIO character device); no library to link.
         .systemLibrary(name: "CLinux"),
         // Headers only: libcurl itself is loaded with dlopen while downloading (KeySync/CurlLibrary).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),

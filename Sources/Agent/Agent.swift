@@ -45,6 +45,11 @@ public final class Agent {
     public let exposures: ExposureLog
     /// Logs and runs `notify.command` for exposures at or above `risk.threshold`.
     public let notifier: ExposureNotifier
+    /// The LED, buzzer and button: patterns for the badge's state, the exposure signal, find and test.
+    /// Inert until lines are attached (`attach(indicators:)`).
+    public private(set) lazy var indicator = IndicatorService(
+        loop: loop, log: log, inputs: { [unowned self] in indicatorInputs },
+        acknowledge: { [unowned self] in acknowledgeExposureSignal() })
     /// Downloads diagnosis keys and matches them; nil until attached (a badge without a key download).
     public private(set) var keyDownload: (any KeyDownloading)?
     /// Shares the wearer's keys through the health authority (`keys share`); nil until a network client is
@@ -108,16 +113,22 @@ public final class Agent {
         notifier = ExposureNotifier(loop: loop, settings: ExposureNotifier.Settings(configuration: settings.configuration),
                                     log: log)
 
+        notifier.onNotified = { [weak self] _ in self?.indicator.refresh() }
+
         radio.onReport = { [weak self] report in self?.heard(report) }
         scanner.onScanFinished = { [weak self] start in self?.sightings.scanFinished(startedAt: start) }
         watchers.onListeningNeedChanged = { [weak self] listens in self?.scanner.listensBetweenScans = listens }
         // The first broadcast waits for the controller (its advertising TX power goes into the metadata)
         // and for a trustworthy clock (an RPI of the wrong date is useless and a privacy leak).
-        driver.onReady = { [weak self] in self?.startRadioServicesIfPossible() }
+        driver.onReady = { [weak self] in
+            self?.startRadioServicesIfPossible()
+            self?.indicator.refresh()
+        }
         clock.onTrusted = { [weak self] in
             self?.startRadioServicesIfPossible()
             self?.keyDownload?.start()
             self?.keyShare?.clockChanged()
+            self?.indicator.refresh()
         }
         clock.onJump = { [weak self] _ in
             self?.keyShare?.clockChanged()
@@ -139,6 +150,14 @@ public final class Agent {
                             settings: KeyShareSettings(configuration: configuration), notifier: notifier,
                             fileSystem: fileSystem, dataDirectory: dataDirectory,
                             generator: randomness.generator(for: "keyshare"), log: log)
+        keyShare?.onOutcome = { [weak self] outcome in
+            if let succeeded = outcome.keysReachedServer { self?.indicator.keyShareFinished(succeeded: succeeded) }
+        }
+    }
+
+    /// Attaches the indicator's lines (before `start`); they are held until `stop`.
+    public func attach(indicators: IndicatorLines) {
+        indicator.attach(indicators)
     }
 
     public func start() {
@@ -148,9 +167,11 @@ public final class Agent {
         // Key download needs the date (embargo, 14-day window), not the radio.
         if clock.isTrusted { keyDownload?.start() }
         keyShare?.start()
+        indicator.start()
     }
 
     public func stop() {
+        indicator.stop()
         keyDownload?.stop()
         keyShare?.stop()
         clock.stop()
@@ -173,6 +194,7 @@ public final class Agent {
         try store.removeAll()
         try exposures.removeAll()
         log.info("wiped: keys, sightings and exposures deleted")
+        indicator.refresh()
     }
 
     public func setExposureNotification(enabled: Bool) {
@@ -186,6 +208,7 @@ public final class Agent {
             radioServicesRunning = false
             log.info("Exposure Notification off: not advertising or scanning")
         }
+        indicator.refresh()
     }
 
     /// Calls `watch` with every GAEN report heard and its Unix time until `stopWatching(token)`.
@@ -254,6 +277,48 @@ public final class Agent {
         notifier.notifyPending(in: exposures)
         if reconfigureKeyDownload { keyDownload?.reconfigure(keySync) }
         keyShare?.reconfigure(KeyShareSettings(configuration: candidate))
+        // A new threshold may start or end the exposure signal.
+        indicator.refresh()
+    }
+
+    // MARK: State
+
+    /// On air as the controller confirmed it, or why not.
+    public var broadcastState: BroadcastState {
+        if !exposureNotificationEnabled { return .switchedOff }
+        if radio.isOnAir { return .onAir }
+        if !clock.isTrusted { return .waitingForTrustedClock }
+        if let error = advertiser.keyStorageError { return .keyNotStored(error) }
+        if driver.phase != .ready { return .waitingForController(driver.phase) }
+        return .notYetConfirmed
+    }
+
+    /// Exposures at or above `risk.threshold` whose signal nobody has acknowledged.
+    public var exposuresToAcknowledge: [Exposure] {
+        let threshold = notifier.settings.threshold
+        return exposures.exposures.filter { $0.riskScore >= threshold && !exposures.acknowledgedIDs.contains($0.id) }
+    }
+
+    var indicatorInputs: IndicatorInputs {
+        let phase = driver.phase
+        return IndicatorInputs(broadcast: broadcastState,
+                               controllerFault: phase != .ready && phase != .stopped && driver.lastProblem != nil,
+                               storageFault: sightings.lastError != nil,
+                               exposuresToAcknowledge: exposuresToAcknowledge.count,
+                               exposuresRecorded: !exposures.exposures.isEmpty)
+    }
+
+    /// Acknowledges the exposure signal: every exposure it stands for is marked, and stays recorded. If the
+    /// mark cannot be written the signal still stops for this run (it comes back after a restart), and the
+    /// log says so. Returns how many were acknowledged.
+    func acknowledgeExposureSignal() -> Int {
+        let ids = Set(exposuresToAcknowledge.map(\.id))
+        guard !ids.isEmpty else { return 0 }
+        do { try exposures.acknowledge(ids) } catch {
+            log.error("exposures: cannot record the acknowledgement (the signal returns after a restart): \(error)")
+            exposures.acknowledgeForThisRun(ids)
+        }
+        return ids.count
     }
 
     // MARK: Radio

@@ -10,3 +10,58 @@ static inline int enb_clock_sync_state(int *unsynchronised) {
     *unsynchronised = (tx.status & STA_UNSYNC) != 0;
     return state;
 }
+
+// The GPIO character device, uAPI v2 (<linux/gpio.h>). Its ioctl numbers are macros Swift cannot import, and
+// its request and info structs hold fixed arrays Swift sees only as tuples: these wrappers fill and pass the
+// kernel's own structs, so no layout is computed by hand. Each returns what ioctl returns (-1 and errno on
+// failure) unless it says otherwise.
+#include <linux/gpio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+/// The chip's name (gpiochipN), label (its driver's name for it) and number of lines.
+static inline int enb_gpio_chip_info(int chip_fd, struct gpiochip_info *info) {
+    memset(info, 0, sizeof *info);
+    return ioctl(chip_fd, GPIO_GET_CHIPINFO_IOCTL, info);
+}
+
+/// One line's name, consumer (who holds it, if anyone) and flags.
+static inline int enb_gpio_line_info(int chip_fd, unsigned int offset, struct gpio_v2_line_info *info) {
+    memset(info, 0, sizeof *info);
+    info->offset = offset;
+    return ioctl(chip_fd, GPIO_V2_GET_LINEINFO_IOCTL, info);
+}
+
+/// Requests one line of the chip for `consumer` with `flags` (GPIO_V2_LINE_FLAG_*): an output starts at
+/// `initial_value` (0 inactive, 1 active). Returns the line's descriptor, or -1 and errno (EBUSY: someone
+/// else holds the line).
+static inline int enb_gpio_request_line(int chip_fd, unsigned int offset, unsigned long long flags,
+                                        int initial_value, const char *consumer) {
+    struct gpio_v2_line_request request;
+    memset(&request, 0, sizeof request);
+    request.offsets[0] = offset;
+    request.num_lines = 1;
+    strncpy(request.consumer, consumer, sizeof request.consumer - 1);
+    request.config.flags = flags;
+    if (flags & GPIO_V2_LINE_FLAG_OUTPUT) {
+        request.config.num_attrs = 1;
+        request.config.attrs[0].attr.id = GPIO_V2_LINE_ATTR_ID_OUTPUT_VALUES;
+        request.config.attrs[0].attr.values = initial_value ? 1 : 0;
+        request.config.attrs[0].mask = 1;
+    }
+    if (ioctl(chip_fd, GPIO_V2_GET_LINE_IOCTL, &request) < 0) return -1;
+    return request.fd;
+}
+
+/// Sets a requested output line: 1 active, 0 inactive (active-low is the kernel's business).
+static inline int enb_gpio_set_value(int line_fd, int active) {
+    struct gpio_v2_line_values values = { .bits = active ? 1 : 0, .mask = 1 };
+    return ioctl(line_fd, GPIO_V2_LINE_SET_VALUES_IOCTL, &values);
+}
+
+/// A requested line's value: 1 active, 0 inactive, -1 and errno on failure.
+static inline int enb_gpio_get_value(int line_fd) {
+    struct gpio_v2_line_values values = { .bits = 0, .mask = 1 };
+    if (ioctl(line_fd, GPIO_V2_LINE_GET_VALUES_IOCTL, &values) < 0) return -1;
+    return (int)(values.bits & 1);
+}

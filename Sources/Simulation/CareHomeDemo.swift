@@ -61,7 +61,7 @@ public struct CareHomeDemo {
         }
         let (authority, serverFolder, settings) = try setUpKeyServer(dataRoot: dataRoot)
         let badges = try names.enumerated().map { i, name in
-            try sim.addBadge(name, at: bedroom(i), settings: settings)
+            try sim.addBadge(name, at: bedroom(i), settings: settings, indicator: true)
         }
         // The last resident is bedridden and never leaves their room: the control who must not be exposed.
         let bedridden = options.badges >= 3 ? options.badges - 1 : nil
@@ -105,6 +105,8 @@ public struct CareHomeDemo {
 
         print("enbeacon demo: \(options.badges) residents with badges, a nurse and a visitor with phones, \(options.days) day(s), seed \(options.seed)")
         if let bedridden { print("\(names[bedridden]) is bedridden and stays in their room.") }
+        print("Every badge has a (virtual) LED, buzzer and button: once on air, the LED gives "
+              + "\(IndicatorState.onAir.looks).")
         var dayStart = (rotations: 0, scans: 0, sightings: 0)
         for day in 0..<options.days {
             print("")
@@ -191,9 +193,20 @@ public struct CareHomeDemo {
                 let minutes = found.map(\.durationMinutes).reduce(0, +)
                 print("  \(badge.name)'s badge: exposure detected — \(found.count) day(s), \(minutes) min in all, "
                       + "highest risk score \(worst.riskScore), typical attenuation \(worst.typicalAttenuation) dB")
+                print("    its LED: " + indicatorText(badge))
             } else {
                 print("  \(badge.name)'s badge: no exposure")
             }
+        }
+        // A carer sees the blinking, reads the exposure on the console, and presses the button once.
+        if let exposed = badges.dropFirst().first(where: { !$0.agent.exposures.exposures.isEmpty }),
+           let button = exposed.indicator?.button {
+            button.press()
+            sim.loop.run(until: sim.loop.now + .milliseconds(300))
+            button.letGo()
+            sim.loop.run(until: sim.loop.now + .seconds(10))
+            print("  \(clockText(sim.unixSeconds))  a carer presses \(exposed.name)'s button: \(indicatorText(exposed)); "
+                  + "the exposure stays recorded (\(exposed.agent.exposures.exposures.count) record(s), exposures on the console)")
         }
         return (badges.dropFirst().filter { !$0.agent.exposures.exposures.isEmpty }.count, correct)
 
@@ -216,6 +229,11 @@ public struct CareHomeDemo {
             try settings.configuration.set(key, to: value)
         }
         return (authority, serverFolder, settings)
+    }
+
+    /// What a badge's LED and buzzer are showing, in words.
+    static func indicatorText(_ badge: SimulatedBadge) -> String {
+        "\(badge.agent.indicator.state)"
     }
 
     static func bedroom(_ i: Int) -> RadioPosition { RadioPosition(x: Double(i) * 400, y: 400) }

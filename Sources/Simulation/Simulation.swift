@@ -27,10 +27,11 @@ public final class Simulation {
     }
 
     /// A badge at `position`; `btsnoop` names a file that records its HCI traffic, as `run --btsnoop` does.
+    /// `indicator`: the badge gets the virtual board's LED, buzzer and button (`badge.indicator`).
     @discardableResult
     public func addBadge(_ name: String, at position: RadioPosition, settings: Agent.Settings = Agent.Settings(),
                          clockProbe: any ClockSyncProbe = FixedClockSyncProbe(synchronised: true),
-                         log: Logger = .silent, btsnoop: String? = nil) throws -> SimulatedBadge {
+                         indicator: Bool = false, log: Logger = .silent, btsnoop: String? = nil) throws -> SimulatedBadge {
         let index = UInt64(badges.count + 1)
         let controller = radio.addController(
             VirtualControllerConfiguration(publicAddress: BDAddress(rawValue: 0x00_1B_DC_00_00_00 + index)), at: position)
@@ -49,8 +50,10 @@ public final class Simulation {
         let keySync = KeySync(agent: agent, http: http, randomness: .seeded(seed &+ index &* 7919))
         agent.attach(keyDownload: keySync)
         agent.attach(healthAuthority: http)
+        let virtualIndicator = indicator ? VirtualIndicator(loop: loop) : nil
+        if let virtualIndicator { agent.attach(indicators: virtualIndicator.lines) }
         let badge = SimulatedBadge(name: name, agent: agent, keySync: keySync, controller: controller, disk: disk,
-                                   dataDirectory: directory)
+                                   dataDirectory: directory, indicator: virtualIndicator)
         badges.append(badge)
         agent.start()
         return badge
@@ -89,9 +92,12 @@ public final class SimulatedBadge {
     /// Its SD card: `disk.isFull = true` and every write fails as on a full card.
     public let disk: SimulatedDisk
     public let dataDirectory: String
+    /// Its LED, buzzer and button, when it has them.
+    public let indicator: VirtualIndicator?
 
     init(name: String, agent: Agent, keySync: KeySync, controller: VirtualController, disk: SimulatedDisk,
-         dataDirectory: String) {
+         dataDirectory: String, indicator: VirtualIndicator?) {
+        self.indicator = indicator
         self.name = name
         self.agent = agent
         self.keySync = keySync

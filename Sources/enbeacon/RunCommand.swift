@@ -169,6 +169,10 @@ enum RunCommand {
         agent.attach(keyDownload: keySync)
         // One libcurl client for key downloads and key shares.
         agent.attach(healthAuthority: http)
+        // The LED, buzzer and button: a line that cannot be had is logged and left out; the agent runs on.
+        if !request.board.indicators.isEmpty {
+            agent.attach(indicators: request.board.indicators.open(loop: loop, log: log).lines)
+        }
         do {
             let signals = [SIGTERM, SIGINT, SIGHUP] + (LoopStallHook.isEnabled ? [SIGUSR1] : [])
             try loop.handleSignals(signals) { signal in

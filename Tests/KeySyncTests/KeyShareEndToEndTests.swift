@@ -23,7 +23,7 @@ struct KeyShareEndToEndTests {
     /// btsnoop file or a console answer.
     @Test func aSharedBadgeWarnsTheBadgeItMetAndNoOther() throws {
         let world = try ShareWorld(start: Self.start, seed: 140)
-        let a = try world.addBadge("A", at: RadioPosition(x: 0, y: 0))
+        let a = try world.addBadge("A", at: RadioPosition(x: 0, y: 0), indicator: true)
         let b = try world.addBadge("B", at: RadioPosition(x: 3000, y: 0))
         let c = try world.addBadge("C", at: RadioPosition(x: 0, y: 3000))
 
@@ -57,7 +57,10 @@ struct KeyShareEndToEndTests {
         #expect(try world.apiRequests().count == afterVerify)
 
         // After midnight: a certificate for exactly the keys of complete days, and the publish at once.
+        let buzzer = try #require(a.indicator?.buzzer)
+        #expect(buzzer.changes == 0, "the buzzer is silent while the badge is only on air")
         #expect(try world.runThroughPublishing(a))
+        #expect(buzzer.changes == 2, "one beep says the keys were shared")
         let status = world.share(a)
         #expect(status.lastOutcome?.kind == .published, "\(String(describing: status.lastOutcome))")
         let message = try #require(status.lastOutcome?.message)
@@ -119,7 +122,7 @@ struct KeyShareEndToEndTests {
     /// A world with one badge whose staff entered a valid code at `consent`; the code and the token it got.
     static func verifiedBadge(seed: UInt64, keySync: Bool = false) throws -> (ShareWorld, SimulatedBadge, String, String) {
         let world = try ShareWorld(start: failureStart, seed: seed)
-        let a = try world.addBadge("A", keySync: keySync)
+        let a = try world.addBadge("A", keySync: keySync, indicator: true)
         world.run(to: consent)
         let code = try world.issueCode()
         let answer = try world.text("keys share \(code) --yes", on: a)
@@ -245,6 +248,7 @@ struct KeyShareEndToEndTests {
         #expect(try world.server.published().isEmpty)
         #expect(world.log(a).contains("warn key share: FAILED: \(expected)"))
         #expect(world.shareEvents(a).map { $0["outcome"] as? String ?? "" } == ["verified", "failed"])
+        #expect(a.indicator?.buzzer.changes == 4, "two beeps (with five slow blinks) say the share failed")
         let leaks = try world.leaks(of: try world.secrets(of: a, codes: [code], tokens: [token]), from: a)
         #expect(leaks.isEmpty, "\(leaks)")
     }
@@ -262,6 +266,7 @@ struct KeyShareEndToEndTests {
         #expect(status.holdsRevisionToken && status.publishedKeys == 2)
         #expect(try world.server.published().count == 1)
         #expect(world.shareEvents(a).last?["outcome"] as? String == "partiallyPublished")
+        #expect(a.indicator?.buzzer.changes == 2, "keys reached the key server: one beep")
         #expect((world.shareEvents(a).last?["warnings"] as? [String])?.count == 1)
         #expect(world.log(a).contains("warn key share: \(message)"))
         let leaks = try world.leaks(of: try world.secrets(of: a, codes: [code], tokens: [token]), from: a)

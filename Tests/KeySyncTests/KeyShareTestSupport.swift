@@ -39,7 +39,7 @@ final class ShareWorld {
     /// on its own.
     @discardableResult
     func addBadge(_ name: String, at position: RadioPosition = RadioPosition(x: 0, y: 0), keySync: Bool = true,
-                  extra: [String] = []) throws -> SimulatedBadge {
+                  indicator: Bool = false, extra: [String] = []) throws -> SimulatedBadge {
         let notify = folder.path + "/notify-" + name
         try FileManager.default.createDirectory(atPath: notify, withIntermediateDirectories: true)
         var settings = Agent.Settings()
@@ -62,7 +62,7 @@ final class ShareWorld {
         settings.configuration = try Configuration(parsing: lines.joined(separator: "\n"))
         let captured = LogLines()
         let log = Logger(level: .debug) { level, message in captured.lines.append("\(level) \(message)") }
-        let badge = try sim.addBadge(name, at: position, settings: settings, log: log,
+        let badge = try sim.addBadge(name, at: position, settings: settings, indicator: indicator, log: log,
                                      btsnoop: folder.path + "/" + name + ".btsnoop")
         // In virtual time a child's exit is polled at 0.5 s of virtual time, which passes in microseconds: a
         // command's real milliseconds must not count against its time limit.

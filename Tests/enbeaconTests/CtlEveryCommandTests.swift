@@ -221,6 +221,18 @@ struct CtlEveryCommandTests {
         #expect(["immediate", "near", "medium", "far"].contains(beacon["proximity"] as? String ?? ""))
         live.stop()
 
+        // The virtual board's indicator: on air, a find, a test, nothing to acknowledge.
+        let indicator = try ok("indicator")
+        #expect(indicator["state"] as? String == "onAir" && indicator["present"] as? Bool == true, "\(indicator)")
+        #expect((indicator["led"] as? [String: Any])?["location"] as? String == "virtual")
+        #expect((status["indicator"] as? [String: Any])?["pattern"] as? String == "one short flash every 5 s")
+        #expect(try ok("find")["seconds"] as? Int == 60)
+        #expect(try s.ok("indicator")["signal"] as? String == "find")
+        #expect(try s.ok("find stop")["stopped"] as? Bool == true)
+        let test = try ok("indicator test")
+        #expect((test["parts"] as? [[String: Any]])?.count == 9 && test["seconds"] as? Double == 34.1, "\(test)")
+        #expect(try ok("indicator ack")["acknowledged"] as? Int == 0)
+
         // quit is for the agent's own console; wipe last, as it deletes the key exported above.
         #expect(try refused("quit").contains("own console"))
         #expect(try refused("wipe").contains("--yes"))

@@ -13,6 +13,9 @@ import Testing
         #expect(r.stdout.contains("Alice tests positive"))
         #expect(r.stdout.contains("Bernard's badge: exposure detected"))
         #expect(r.stdout.contains("Clara's badge: no exposure"))
+        // The virtual LED: the exposure pattern on the exposed badge until a carer's press acknowledges it.
+        #expect(r.stdout.contains("    its LED: exposure found: fast blinking, three beeps every 10 s, until acknowledged"))
+        #expect(r.stdout.contains("a carer presses Bernard's button: on air: one short flash every 5 s; the exposure stays recorded"))
         #expect(r.stdout.contains("exactly those that met Alice"))
         let verdict = r.stdout.split(separator: "\n").last { $0.hasPrefix("Verdict:") }
         #expect(verdict != nil)

@@ -13,6 +13,13 @@
 //
 // Writes N sightings in flushes of 1,000, reads them all back, and prints `rss PEAK_KB COUNT`: the peak
 // resident memory of a process that filled and iterated a store of that size.
+//
+//   enbeacon-store-writer DIR --plant < SIGHTINGS.jsonl
+//
+// Appends the sightings of stdin, one JSON object a line ({"rpi":HEX32,"aem":HEX8,"time":UNIX,"rssiMax":-45,
+// "rssiMean":-50,"reports":4,"gap":300}), flushes once and prints `planted N`: the VM harness's way of giving an
+// agent sightings of a key it then publishes.
+import ENCore
 import Simulation
 import Glibc
 import Store
@@ -52,6 +59,8 @@ func peakResidentKilobytes() -> Int? {
 var arguments = CommandLine.arguments.dropFirst()
 guard let directory = arguments.popFirst() else { fail(2, "usage: enbeacon-store-writer DIR [options]") }
 var options: [String: Int] = [:]
+let plant = arguments.first == "--plant"
+if plant { arguments.removeFirst() }
 while let name = arguments.popFirst() {
     guard name.hasPrefix("--"), let value = arguments.popFirst().flatMap({ Int($0) }) else { fail(2, "bad option \(name)") }
     options[String(name.dropFirst(2))] = value
@@ -71,6 +80,25 @@ do {
     store = try SightingStore(dataDirectory: directory, settings: settings, fileSystem: files)
 } catch {
     fail(3, "\(error)")
+}
+
+if plant {
+    var planted = 0
+    while let line = readLine() {
+        guard !line.isEmpty else { continue }
+        guard case .object(let m)? = try? JSONValue.parse(line),
+              case .string(let rpiHex)? = m["rpi"], let rpi = Bytes16(hex: rpiHex),
+              case .string(let aemHex)? = m["aem"], let aem = AssociatedEncryptedMetadata(hex: aemHex),
+              case .number(let time)? = m["time"], case .number(let rssiMax)? = m["rssiMax"],
+              case .number(let rssiMean)? = m["rssiMean"], case .number(let reports)? = m["reports"],
+              case .number(let gap)? = m["gap"] else { fail(2, "--plant: not a sighting: \(line)") }
+        store.append(Sighting(rpi: rpi, aem: aem, firstSeen: Int64(time), rssiMax: Int8(rssiMax), rssiMean: Int8(rssiMean),
+                              reports: Int(reports), secondsSincePreviousScan: Int(gap)))
+        planted += 1
+    }
+    do { try store.flush() } catch { fail(3, "\(error)") }
+    say("planted \(planted)")
+    exit(0)
 }
 
 if let count = options["fill"] {

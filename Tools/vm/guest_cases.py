@@ -28,6 +28,10 @@ class CaseFailure(Exception):
     pass
 
 
+class CaseSkip(Exception):
+    """The case cannot run here (a missing package), said with the reason."""
+
+
 def say(line: str) -> None:
     sys.stdout.write(line + "\n")
     sys.stdout.flush()
@@ -575,6 +579,251 @@ def journal_tail(lines: int = 8) -> str:
     return " | ".join(result.stdout.strip().splitlines()[-lines:])
 
 
+# ---------------------------------------------------------------------------------------------------
+# Case 7
+GPIO_LINES = ["led", "buzzer", "button", "spare"]
+LED, BUZZER, BUTTON, SPARE = range(4)
+
+
+def sample_lines(chip, seconds: float, step: float = 0.01) -> list[tuple[float, tuple[int, ...]]]:
+    """The LED's and buzzer's values as gpio-sim shows them, read every `step` s for `seconds`."""
+    samples = []
+    end = time.monotonic() + seconds
+    while (now := time.monotonic()) < end:
+        samples.append((now, (chip.value(LED), chip.value(BUZZER))))
+        time.sleep(step)
+    return samples
+
+
+def pulses(samples, index: int) -> list[tuple[float, float]]:
+    """(start, width) of each time the line went high and low again while sampled (not one already high at
+    the first sample, or still high at the last)."""
+    found, start, seen_low = [], None, False
+    for t, values in samples:
+        if not values[index]:
+            seen_low = True
+        if values[index] and start is None and seen_low:
+            start = t
+        elif not values[index] and start is not None:
+            found.append((start, t - start))
+            start = None
+    return found
+
+
+def describe_pulses(found) -> str:
+    return ", ".join(f"{w * 1000:.0f} ms at {s - found[0][0]:.2f} s" for s, w in found[:8]) if found else "none"
+
+
+def exposure_world(g: Guest, data: str) -> dict:
+    """A key met two days ago: its sightings planted in the agent's store (enbeacon-store-writer), and a
+    signed export with it in a key-server folder (Python's cryptography, Tools/healthauthority)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "healthauthority"))
+    try:
+        import ha_export
+    except ImportError as error:
+        raise CaseSkip(f"no Python cryptography to sign an export ({error}): pip install cryptography")
+    tek = os.urandom(16)
+    day_start = (int(time.time()) // 86_400 - 2) * 86_400
+    interval = day_start // 600
+    derived = subprocess.run([g.enbeacon, "derive", "--tek", tek.hex(), "--interval", str(interval), "--count", "144",
+                              "--json"], capture_output=True, text=True, check=True)
+    rows = json.loads(derived.stdout)["intervals"]
+    lines = []
+    for minute in range(0, 31, 5):
+        t = day_start + 9 * 3600 + minute * 60
+        row = rows[(t - day_start) // 600]
+        lines.append(json.dumps({"rpi": row["rpi"], "aem": row["aem"], "time": t, "rssiMax": -45, "rssiMean": -50,
+                                 "reports": 4, "gap": 300}))
+    planted = subprocess.run([g.args.store_writer, data, "--plant"], input="\n".join(lines) + "\n",
+                             capture_output=True, text=True)
+    if planted.returncode != 0 or planted.stdout.strip() != f"planted {len(lines)}":
+        raise CaseFailure(f"enbeacon-store-writer --plant: {planted.stdout.strip()} {planted.stderr.strip()}")
+    folder = g.fresh_directory("keyserver")
+    signing = ha_export.load_or_generate_signing_key(None)
+    key = {"key": tek, "transmission_risk": 4, "rolling_start": interval, "rolling_period": 144,
+           "days_since_onset": None, "report_type": "confirmed"}
+    with open(f"{folder}/one.zip", "wb") as f:
+        f.write(ha_export.signed_export_zip(signing, day_start, day_start + 86_400, "XX", "999", "v1", [key], []))
+    with open(f"{folder}/index.txt", "w") as f:
+        f.write("one.zip\n")
+    with open(f"{folder}/authority.pem", "wb") as f:
+        f.write(ha_export.public_pem(signing))
+    config = f"{folder}/enbeacon.conf"
+    with open(config, "w") as f:
+        f.write(f"keyserver.style = folder\nkeyserver.base_url = file://{folder}/\n"
+                f"keyserver.public_key = {folder}/authority.pem\nkeyserver.key_id = 999\nkeyserver.key_version = v1\n")
+    return {"config": config}
+
+
+def gpio_board(directory: str, *indicator_lines: str) -> str:
+    path = os.path.join(directory, "board.conf")
+    with open(path, "w") as f:
+        f.write("name = vm-gpio\ntransport = virtual\nsimulated_phones = 0\nclock = trusted\n"
+                + "".join(line + "\n" for line in indicator_lines))
+    os.chmod(path, 0o644)
+    return path
+
+
+def indicator(g: Guest, data: str) -> dict:
+    return g.ctl_json(data, "indicator")
+
+
+def case_gpio_indicators(g: Guest) -> str:
+    """enbeacon holds the board's LED, buzzer and button on a gpio-sim chip (consumer enbeacon), the LED line
+    follows the on-air pattern, a key sync's exposure switches it to the exposure pattern, a press simulated
+    through gpio-sim's sysfs acknowledges it, and the lines are free again after stop. A wrong chip, a line
+    held by another program and a missing permission each give a clear message, and the agent runs on."""
+    if g.args.gpio_skip:
+        raise CaseSkip(g.args.gpio_skip)
+    import gpio_sim
+    g.modprobe("configfs")
+    if not g.loaded("gpio_sim_vm"):
+        loaded = subprocess.run(["insmod", g.args.gpio_sim], capture_output=True, text=True)
+        if loaded.returncode != 0:
+            raise CaseFailure(f"insmod {g.args.gpio_sim}: {loaded.stderr.strip()}")
+    chip = gpio_sim.SimChip("enbeacon-vm", "badge-gpio", GPIO_LINES)
+    try:
+        shown = gpio_patterns(g, chip, gpio_sim)
+        messages = gpio_failures(g, chip, gpio_sim)
+    finally:
+        chip.remove()
+    return f"{shown}; clear messages for {messages}"
+
+
+def gpio_patterns(g: Guest, chip, gpio_sim) -> str:
+    name, label, count = chip.chip_info()
+    say(f"  gpio-sim chip {name} [{label}, {count} lines] at {chip.sysfs}")
+    data = g.fresh_directory("gpio")
+    world = exposure_world(g, data)
+    board = gpio_board(data, "indicator.led = led", f"indicator.buzzer = {chip.chip_name}:{BUZZER}",
+                       f"indicator.button = {label}:button,active-low,pull-up")
+    agent = g.agent("gpio", ["--board", board, "--config", world["config"]], data=data)
+    agent.wait_log("controller ready", 60)
+    agent.wait_log("indicator: on air", 30)
+    problems = []
+
+    infos = [chip.info(offset) for offset in range(len(GPIO_LINES))]
+    say("  line info while running: " + "; ".join(map(repr, infos)))
+    F = gpio_sim
+    wanted = {LED: F.FLAG_USED | F.FLAG_OUTPUT, BUZZER: F.FLAG_USED | F.FLAG_OUTPUT,
+              BUTTON: F.FLAG_USED | F.FLAG_INPUT | F.FLAG_EDGE_RISING | F.FLAG_EDGE_FALLING | F.FLAG_ACTIVE_LOW
+              | F.FLAG_BIAS_PULL_UP}
+    for offset, flags in wanted.items():
+        if infos[offset].consumer != "enbeacon" or infos[offset].flags & flags != flags:
+            problems.append(f"line {offset}: {infos[offset]!r}, expected consumer 'enbeacon' and "
+                            f"{F.flag_names(flags)}")
+    if infos[SPARE].used:
+        problems.append(f"the spare line is held: {infos[SPARE]!r}")
+
+    # On air: one short flash every 5 s, the buzzer silent.
+    samples = sample_lines(chip, 11)
+    flashes, beeps = pulses(samples, 0), pulses(samples, 1)
+    say(f"  on air: LED pulses {describe_pulses(flashes)}; buzzer pulses {len(beeps)}")
+    gaps = [b[0] - a[0] for a, b in zip(flashes, flashes[1:])]
+    if len(flashes) < 2 or not all(0.08 <= w <= 0.45 for _, w in flashes) or not all(4.5 <= d <= 5.5 for d in gaps):
+        problems.append(f"on air: LED pulses {describe_pulses(flashes)}, expected 0.15 s every 5 s")
+    if beeps:
+        problems.append(f"on air: the buzzer sounded {len(beeps)} time(s)")
+
+    report = g.ctl_json(data, "sync", "now")
+    if report.get("outcome") != "succeeded" or report.get("newExposures") != 1:
+        raise CaseFailure(f"sync now: {report}")
+    state = indicator(g, data)
+    samples = sample_lines(chip, 10.5)
+    flashes, beeps = pulses(samples, 0), pulses(samples, 1)
+    say(f"  after the sync: state {state['state']}; LED {len(flashes)} pulses ({describe_pulses(flashes[:4])} …); "
+        f"buzzer {describe_pulses(beeps)}")
+    if state["state"] != "exposureFound" or state["exposuresToAcknowledge"] != 1:
+        problems.append(f"after the sync: indicator {state}")
+    if len(flashes) < 20 or not all(0.1 <= w <= 0.35 for _, w in flashes):
+        problems.append(f"exposure: LED pulses {describe_pulses(flashes)}, expected 0.2 s on, 0.2 s off")
+    if len(beeps) < 3:
+        problems.append(f"exposure: the buzzer sounded {len(beeps)} time(s) in 10.5 s, expected 3 every 10 s")
+
+    # A short press: the simulated button (active low, pulled up) pulled down for 0.3 s and let go.
+    chip.pull(BUTTON, "pull-down")
+    time.sleep(0.3)  # how long the finger stays on the button
+    chip.pull(BUTTON, "pull-up")
+    acknowledged = wait_until(lambda: (lambda s: s if s["state"] == "onAir" and s["signal"] is None else None)(
+        indicator(g, data)), 15, "the indicator back on air after the press", step=0.2)
+    exposures = g.ctl_json(data, "exposures")["exposures"]
+    with open(os.path.join(data, "exposures")) as f:
+        stored = f.read()
+    acknowledgement_stored = '"acknowledged"' in stored
+    if len(exposures) != 1 or not acknowledgement_stored:
+        problems.append(f"after the press: {len(exposures)} exposure(s) listed, acknowledgement "
+                        + ("stored" if acknowledgement_stored else "not stored"))
+    samples = sample_lines(chip, 6)
+    flashes = pulses(samples, 0)
+    say(f"  after a 0.3 s press: {acknowledged['state']}, {len(exposures)} exposure still recorded; "
+        f"LED pulses {describe_pulses(flashes)}")
+    if not 1 <= len(flashes) <= 2 or not all(0.08 <= w <= 0.45 for _, w in flashes):
+        problems.append(f"after the press: LED pulses {describe_pulses(flashes)}, expected the on-air flash")
+
+    # A long press: held until the status report plays (2 s), then let go.
+    chip.pull(BUTTON, "pull-down")
+    held = time.monotonic()
+    wait_until(lambda: indicator(g, data)["signal"] == "statusReport", 10, "the status report of a long press", step=0.1)
+    chip.pull(BUTTON, "pull-up")
+    say(f"  long press: status report playing {time.monotonic() - held:.1f} s after pressing")
+
+    status = agent.terminate()
+    infos = [chip.info(offset) for offset in range(len(GPIO_LINES))]
+    held_after = [info for info in infos if info.used]
+    if status != 0:
+        problems.append(f"enbeacon exited {status}")
+    if held_after:
+        problems.append(f"lines still held after stop: {held_after}")
+    if chip.value(LED) or chip.value(BUZZER):
+        problems.append("the LED or buzzer was left on")
+    if "exposure signal acknowledged" not in agent.log():
+        problems.append("the log does not say the exposure signal was acknowledged")
+    if problems:
+        raise CaseFailure("; ".join(problems))
+    return ("lines held as consumer enbeacon, on-air flash every 5 s, exposure pattern after sync, "
+            "acknowledged by a press, released at stop")
+
+
+def gpio_message(g: Guest, name: str, lines: list[str], wanted: list[str], user: int | None = None) -> str:
+    """Runs the agent with these indicator lines: its log must say every `wanted` text, and it must go on air
+    and say in `status` that the indicator is unavailable, then stop cleanly."""
+    data = g.fresh_directory(f"gpio-{name}", owner=user)
+    board = gpio_board(data, *lines)
+    agent = g.agent(f"gpio-{name}", ["--board", board], user=user, data=data)
+    agent.wait_log("controller ready", 60)
+    status = wait_until(lambda: (lambda text: text if "broadcasting yes" in text else None)(g.ctl(data, "status")),
+                        20, "the agent on air")
+    line = next((l for l in status.splitlines() if l.startswith("indicator")), "")
+    exit_status = agent.terminate()
+    log = agent.log()
+    missing = [text for text in wanted if text not in log and text not in line]
+    if missing or "unavailable" not in line or exit_status != 0:
+        raise CaseFailure(f"{name}: expected {missing or wanted} in the log and status, exit 0; status said {line!r}, "
+                          f"exit {exit_status}: {tail(agent.log_path)}")
+    for line in log.splitlines():
+        if "indicator:" in line and ("error" in line.split(" ", 2)[1]):
+            say(f"  {name}: {line.split(' ', 2)[-1]}")
+    return name
+
+
+def gpio_failures(g: Guest, chip, gpio_sim) -> str:
+    # A wrong chip for the LED and a buzzer line another program holds, in one run; then no permission at all.
+    holder = gpio_sim.hold_line(chip.device, BUZZER, "vm-holder")
+    try:
+        checked = gpio_message(g, "wrong-chip-and-line-busy",
+                               ["indicator.led = gpiochip7:0", "indicator.buzzer = buzzer"],
+                               [f"no GPIO chip gpiochip7 (this machine has {chip.chip_name} [badge-gpio, 4 lines])",
+                                "the badge runs without its LED",
+                                f"{chip.chip_name} line 1 (buzzer) is in use by 'vm-holder'",
+                                "the badge runs without its buzzer"])
+    finally:
+        os.close(holder)
+    checked += ", " + gpio_message(g, "no-permission", ["indicator.led = led", f"indicator.button = {chip.chip_name}:2"],
+                                   [f"{chip.device}: permission denied: enbeacon's user needs read-write access"],
+                                   user=65534)
+    return checked
+
+
 CASES = {
     "systemd-unit": case_systemd_unit,
     "advertise-scan": case_advertise_scan,
@@ -582,6 +831,7 @@ CASES = {
     "controller-return": case_controller_return,
     "clean-stop": case_clean_stop,
     "serial-console": case_serial_console,
+    "gpio-indicators": case_gpio_indicators,
 }
 
 
@@ -590,6 +840,9 @@ def main() -> int:
     parser.add_argument("--enbeacon", required=True)
     parser.add_argument("--work", required=True)
     parser.add_argument("--modules-root", required=True)
+    parser.add_argument("--gpio-sim", help="the gpio-sim module built for this kernel")
+    parser.add_argument("--store-writer", help="enbeacon-store-writer, to plant sightings")
+    parser.add_argument("--gpio-skip", help="why gpio-indicators cannot run")
     parser.add_argument("cases", nargs="+")
     args = parser.parse_args()
     guest = Guest(args)
@@ -599,6 +852,8 @@ def main() -> int:
         try:
             detail = CASES[name](guest)
             say(f"PASS {name} ({time.monotonic() - started:.1f} s): {detail}")
+        except CaseSkip as skip:
+            say(f"SKIP {name}: {skip}")
         except CaseFailure as failure:
             failed += 1
             say(f"FAIL {name} ({time.monotonic() - started:.1f} s): {failure}")

@@ -11,15 +11,20 @@ public struct BoardProfile: Equatable, Sendable {
     /// Where the console runs on this board (a serial line, say); nil: `ConsoleSpec.automatic`.
     /// `--console` overrides it.
     public var console: ConsoleSpec?
+    /// The LED, buzzer and button (`indicator.led`, `indicator.buzzer`, `indicator.button`); none by default.
+    public var indicators = IndicatorWiring()
 
-    public static let virtual = BoardProfile(name: "virtual", transport: .virtual, simulatedPhones: 3, clock: .trusted)
-    public static let knownKeys = ["name", "transport", "simulated_phones", "clock", "console"]
+    public static let virtual = BoardProfile(name: "virtual", transport: .virtual, simulatedPhones: 3, clock: .trusted,
+                                             indicators: .virtual)
+    public static let knownKeys = ["name", "transport", "simulated_phones", "clock", "console"] + IndicatorWiring.keys
 
-    public init(name: String, transport: TransportSpec, simulatedPhones: Int = 0, clock: ClockPolicy = .ntp) {
+    public init(name: String, transport: TransportSpec, simulatedPhones: Int = 0, clock: ClockPolicy = .ntp,
+                indicators: IndicatorWiring = IndicatorWiring()) {
         self.name = name
         self.transport = transport
         self.simulatedPhones = simulatedPhones
         self.clock = clock
+        self.indicators = indicators
     }
 
     /// Parses a profile; every error names the line and what was expected there.
@@ -44,6 +49,8 @@ public struct BoardProfile: Equatable, Sendable {
                 clock = policy
             case "console":
                 do { console = try ConsoleSpec(parsing: value) } catch { throw ConfigError(line: line, "console: \(error)") }
+            case _ where IndicatorWiring.keys.contains(key):
+                do { try indicators.set(key, value) } catch { throw ConfigError(line: line, "\(key): \(error)") }
             default:
                 throw ConfigError(line: line, "unknown key '\(key)' (known: \(Self.knownKeys.joined(separator: ", ")))")
             }

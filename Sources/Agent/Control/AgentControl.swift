@@ -36,18 +36,36 @@ public final class AgentControl {
             scans: agent.scanner.scans, lastScanSecondsAgo: agent.scanner.lastScanStart.map { seconds(now - $0) },
             storage: try? agent.store.usage(), storageError: agent.sightings.lastError,
             deletionHold: agent.clock.deletionHold, keySync: agent.keyDownload?.status,
-            keyShare: agent.keyShare?.status, exposures: agent.exposures.exposures.count)
+            keyShare: agent.keyShare?.status, exposures: agent.exposures.exposures.count, indicator: indicator)
     }
 
     /// On air as the controller confirmed it, or why not.
-    public var broadcastState: BroadcastState {
-        if !agent.exposureNotificationEnabled { return .switchedOff }
-        if agent.radio.isOnAir { return .onAir }
-        if !agent.clock.isTrusted { return .waitingForTrustedClock }
-        if let error = agent.advertiser.keyStorageError { return .keyNotStored(error) }
-        if agent.driver.phase != .ready { return .waitingForController(agent.driver.phase) }
-        return .notYetConfirmed
+    public var broadcastState: BroadcastState { agent.broadcastState }
+
+    // MARK: Indicator
+
+    /// The LED, buzzer and button: what they show now, where they are, what could not be used.
+    public var indicator: IndicatorReport {
+        let service = agent.indicator
+        let lines = service.lines
+        return IndicatorReport(state: service.state, signal: service.isRunning ? service.signal : nil,
+                               led: lines.led.map { IndicatorReport.Output(location: $0.location, isOn: service.levels.led) },
+                               buzzer: lines.buzzer.map { IndicatorReport.Output(location: $0.location, isOn: service.levels.buzzer) },
+                               button: lines.button?.location, problems: lines.problems,
+                               exposuresToAcknowledge: agent.exposuresToAcknowledge.count)
     }
+
+    /// `find`: blink and beep for a minute; false when the badge has no LED or buzzer.
+    public func find() -> Bool { agent.indicator.find() }
+
+    /// Ends a find (or a test) early; false if nothing was playing.
+    public func stopFinding() -> Bool { agent.indicator.stopSignal() }
+
+    /// `indicator test`: every pattern once; false when the badge has no LED or buzzer.
+    public func testIndicator() -> Bool { agent.indicator.test() }
+
+    /// Acknowledges the exposure signal, as a short press of the button does; returns how many exposures.
+    public func acknowledgeExposureSignal() -> Int { agent.indicator.acknowledge() }
 
     /// Stops the agent (`quit`).
     public func stop() { stopAgent() }
@@ -211,4 +229,5 @@ public struct BadgeStatus: Sendable {
     /// Nil on a badge without a network client.
     public var keyShare: KeyShareStatus?
     public var exposures: Int
+    public var indicator: IndicatorReport
 }

@@ -9,6 +9,8 @@ import SystemIO
 /// repeating it, a revision) updates its record instead of adding one. A revoked key's record is removed and
 /// its ID remembered as a tombstone, so that an older file still listing the key cannot bring it back.
 /// Records and tombstones go when their day is more than 14 days old, like the sightings they came from.
+/// An exposure whose signal a carer acknowledged (the badge's button, `indicator ack`) stays recorded; the
+/// acknowledgement is a line of its own (`{"acknowledged":"<id>"}`) that goes with its record.
 public final class ExposureLog {
     public static let fileName = "exposures"
     public static let retentionDays: Int64 = 14
@@ -29,6 +31,8 @@ public final class ExposureLog {
     public private(set) var exposures: [Exposure] = []
     /// Revoked keys and their day.
     public private(set) var revokedIDs: [ExposureID: UTCDay] = [:]
+    /// Exposures whose signal was acknowledged: the badge no longer blinks for them.
+    public private(set) var acknowledgedIDs: Set<ExposureID> = []
 
     /// Opens the log of `dataDirectory`; a missing file is an empty log, and a damaged line costs only itself.
     public init(dataDirectory: String, log: Logger) {
@@ -40,11 +44,14 @@ public final class ExposureLog {
                 exposures.append(exposure)
             } else if let (id, day) = Self.tombstone(String(line)) {
                 revokedIDs[id] = day
+            } else if let id = Self.acknowledgement(String(line)) {
+                acknowledgedIDs.insert(id)
             } else {
                 damaged += 1
             }
         }
         exposures = Self.sorted(Dictionary(exposures.map { ($0.id, $0) }, uniquingKeysWith: { $1 }).values)
+        acknowledgedIDs.formIntersection(exposures.map(\.id))
         if damaged > 0 { log.warn("exposures: skipped \(damaged) damaged line(s) in \(path)") }
     }
 
@@ -87,6 +94,17 @@ public final class ExposureLog {
         }, tombstones: revokedIDs)
     }
 
+    /// Marks exposures as acknowledged (a carer has seen the signal); they stay recorded.
+    public func acknowledge(_ ids: Set<ExposureID>) throws(SystemError) {
+        guard !ids.isSubset(of: acknowledgedIDs) else { return }
+        try replace(with: exposures, tombstones: revokedIDs, acknowledged: acknowledgedIDs.union(ids))
+    }
+
+    /// Marks exposures as acknowledged in memory only, when writing the mark failed.
+    func acknowledgeForThisRun(_ ids: Set<ExposureID>) {
+        acknowledgedIDs.formUnion(ids)
+    }
+
     /// Removes records and tombstones whose day is more than 14 days before `today`; returns how many
     /// records went.
     @discardableResult
@@ -110,9 +128,17 @@ public final class ExposureLog {
         exposures.filter { !$0.notified && $0.riskScore >= threshold }
     }
 
-    private func replace(with records: [Exposure], tombstones: [ExposureID: UTCDay]) throws(SystemError) {
+    private func replace(with records: [Exposure], tombstones: [ExposureID: UTCDay],
+                         acknowledged: Set<ExposureID>? = nil) throws(SystemError) {
+        // An acknowledgement lives as long as its record (a revoked or pruned exposure takes it along).
+        let acknowledged = (acknowledged ?? acknowledgedIDs).intersection(records.map(\.id))
         var text = ""
         for exposure in records { text += exposure.json + "\n" }
+        for id in acknowledged.sorted() {
+            var object = JSONObject()
+            object.string("acknowledged", id.hex)
+            text += object.text + "\n"
+        }
         for (id, day) in tombstones.sorted(by: { $0.key < $1.key }) {
             var object = JSONObject()
             object.string("revoked", id.hex)
@@ -122,6 +148,7 @@ public final class ExposureLog {
         try AtomicFile.write(Array(text.utf8), to: path, mode: 0o600)
         exposures = records
         revokedIDs = tombstones
+        acknowledgedIDs = acknowledged
     }
 
     private static func tombstone(_ line: String) -> (ExposureID, UTCDay)? {
@@ -129,6 +156,12 @@ public final class ExposureLog {
               case .string(let idText)? = m["revoked"], let id = ExposureID(hex: idText),
               case .string(let dayText)? = m["date"], let day = UTCDay(isoDate: dayText) else { return nil }
         return (id, day)
+    }
+
+    private static func acknowledgement(_ line: String) -> ExposureID? {
+        guard case .object(let m)? = try? JSONValue.parse(line), m.count == 1,
+              case .string(let idText)? = m["acknowledged"] else { return nil }
+        return ExposureID(hex: idText)
     }
 
     private static func sorted(_ records: some Sequence<Exposure>) -> [Exposure] {

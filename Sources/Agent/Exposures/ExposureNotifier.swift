@@ -1,3 +1,4 @@
+import ENCore
 import EventLoop
 
 /// Tells the outside world about exposures at or above `risk.threshold`: a log line (the date, duration,
@@ -27,6 +28,8 @@ public final class ExposureNotifier {
     public private(set) var notified = 0
     /// The command runner, nil without `notify.command`.
     public private(set) var command: NotifyCommand?
+    /// Called once per `notifyPending` that notified anything, after the log lines (the indicator listens).
+    public var onNotified: ([Exposure]) -> Void = { _ in }
 
     private let loop: any EventLoop
     private let log: Logger
@@ -56,6 +59,7 @@ public final class ExposureNotifier {
                      + "(threshold \(settings.threshold)), \(exposure.reportType)")
             command?.run(input: Array((exposure.json + "\n").utf8), label: "exposure \(exposure.id.short)")
         }
+        onNotified(pending)
     }
 
     private func makeCommand() {

@@ -18,6 +18,8 @@ public final class KeyShare {
     public private(set) var storageError: SystemError?
     /// Chaff requests sent since start.
     public private(set) var chaffSent = 0
+    /// Called with every outcome once it is on disk (the agent shows the final ones on the LED and buzzer).
+    public var onOutcome: ((ShareOutcome) -> Void)?
 
     private let loop: any EventLoop
     private let clock: Clock
@@ -515,6 +517,7 @@ public final class KeyShare {
         save()
         log.log(level, "key share: \(outcome.kind == .failed || outcome.kind == .expired ? "FAILED: " : "")\(outcome.message)")
         notifier.notify(event: outcome.eventJSON, label: "key share \(outcome.kind.rawValue)")
+        onOutcome?(outcome)
     }
 
     // MARK: Requests

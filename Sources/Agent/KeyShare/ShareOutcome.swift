@@ -22,6 +22,16 @@ public struct ShareOutcome: Equatable, Sendable {
         case cancelled
     }
 
+    /// Whether the share has ended with keys at the key server (true) or without them (false); nil while it
+    /// is under way or when staff ended it, which needs no signal on the badge.
+    public var keysReachedServer: Bool? {
+        switch kind {
+        case .published, .partiallyPublished: true
+        case .failed, .expired, .refused: false
+        case .verified, .retrying, .cancelled: nil
+        }
+    }
+
     /// How long an outcome stays in `status` after it happened.
     public static let keptSeconds: Int64 = 14 * 86_400
 

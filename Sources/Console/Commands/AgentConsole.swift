@@ -22,6 +22,7 @@ public enum AgentConsole {
         registerRecordCommands(in: table, control: control)
         registerSyncCommands(in: table, control: control)
         registerConfigCommands(in: table, control: control)
+        registerIndicatorCommands(in: table, control: control)
         table.register(ConsoleCommand("quit", summary: "stop the agent (on its own console, not through ctl)") { request in
             guard request.channel != .socket else { return .error("quit works on the agent's own console only") }
             control.stop()
@@ -60,6 +61,7 @@ public enum AgentConsole {
             o.raw("sync", syncStatusJSON(s.keySync))
             o.raw("share", s.keyShare.map { shareStatusJSON($0) } ?? "null")
             o.integer("exposures", s.exposures)
+            o.raw("indicator", indicatorJSON(s.indicator))
             return .json(o.text)
         }
         func minutes(_ s: Int64) -> String { s >= 60 ? "\(s / 60) min \(s % 60) s" : "\(s) s" }
@@ -81,6 +83,7 @@ public enum AgentConsole {
             key sync     \(syncLine(s.keySync))
             key share    \(shareLine(s.keyShare))
             exposures    \(s.exposures == 0 ? "none" : "\(s.exposures) — see exposures")
+            indicator    \(indicatorLine(s.indicator))
             """ + (s.deletionHold.map { "\nretention   old data kept: \($0)" } ?? ""))
     }
 }
