@@ -49,6 +49,8 @@ private func checkAccepted(_ key: ConfigurationKey, _ value: String) {
                   "\(key.name) accepted '\(value)'")
     case .path, .command, .identifier:
         invariant(!value.unicodeScalars.contains("\n"), "\(key.name) accepted a line break")
+    case .secret:
+        invariant(value.utf8.allSatisfy { (0x21...0x7E).contains($0) }, "\(key.name) accepted '\(Array(value.unicodeScalars))'")
     }
 }
 
