@@ -47,6 +47,9 @@ import TestSupport
         (##"notify.command = "echo"#hi"##, "line 1: notify.command: unexpected text after the quoted value"),
         ("just words # and a comment", "line 1: expected 'key = value', got 'just words'"),
         ("   = 5", "line 1: missing key before '='"),
+        // Found by the config fuzz target: a stray CR before `#` made a key that `config set` wrote back as a comment.
+        ("\r#\u{0}nc keyserver.key_id = x", "line 1: '#?nc keyserver.key_id' is not a key: letters, digits, '.', '_' and '-' only"),
+        ("risk threshold = 3", "line 1: 'risk threshold' is not a key: letters, digits, '.', '_' and '-' only"),
     ])
     func quotingMistakesNameTheLine(text: String, message: String) {
         #expect { try Configuration(parsing: text) } throws: { "\($0)" == message }

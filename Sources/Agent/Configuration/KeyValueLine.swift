@@ -41,6 +41,11 @@ public struct KeyValueLine: Equatable, Sendable {
         }
         let key = text(keyStart..<index).trimmingSpaces
         guard !key.isEmpty else { throw Problem(message: "missing key before '='") }
+        // Every key is a plain name; anything else (a stray CR before a `#`, a NUL) would not survive being
+        // written back by `config set`, so it is refused here with the line's number rather than misread later.
+        guard key.utf8.allSatisfy(Self.isKeyByte) else {
+            throw Problem(message: "'\(Self.printable(key))' is not a key: letters, digits, '.', '_' and '-' only")
+        }
         index += 1
         while index < scalars.count, isSpace(index) { index += 1 }
 
@@ -88,6 +93,20 @@ public struct KeyValueLine: Equatable, Sendable {
         // A comment needs a space before it to stay a comment.
         let separator = trailingComment.unicodeScalars.first.map { $0 == " " || $0 == "\t" } ?? true ? "" : " "
         return "\(key) = \(Self.quotedIfNeeded(value))\(separator)\(trailingComment)"
+    }
+
+    private static func isKeyByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"): true
+        default: false
+        }
+    }
+
+    /// `text` for an error message: control characters as `?`, at most 40 characters.
+    private static func printable(_ text: String) -> String {
+        let shown = text.unicodeScalars.prefix(40).map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "?" : Character($0) }
+        return String(shown) + (text.unicodeScalars.count > 40 ? "…" : "")
     }
 
     public static func quotedIfNeeded(_ value: String) -> String {
