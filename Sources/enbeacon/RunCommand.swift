@@ -223,7 +223,7 @@ enum RunCommand {
         let quiescing = loop.now
         agent.quiesceRadio(within: .seconds(2)) { confirmed in
             if confirmed {
-                log.info("advertising and scanning off (\(loop.now - quiescing))")
+                log.info("advertising and scanning off, confirmed in \((loop.now - quiescing).nanosecondsValue / 1_000_000) ms")
             } else if agent.driver.phase == .ready {
                 log.warn("the controller did not confirm advertising and scanning off within 2 s")
             }
