@@ -4,6 +4,7 @@ import Glibc
 import Testing
 import TestSupport
 import Console
+import SystemIO
 
 /// The REPL on a real `PollLoop`: on a pseudo-terminal (raw mode, editing, history, completion,
 /// consent, Ctrl-C) and on pipes (no prompt, no echo, one answer per line).
@@ -78,6 +79,17 @@ import Console
         #expect(loop.run(until: { screen.contains("unknown command 'yes'") }))
         #expect(commands.exports == 1)
         session.close()
+    }
+
+    /// A verification code is a one-time secret: the history file never holds `keys share CODE`.
+    @Test func theHistoryFileLeavesOutVerificationCodes() throws {
+        let directory = TemporaryDirectory()
+        let historyFile = ConsoleHistoryFile(dataDirectory: directory.path)
+        try historyFile.save(["status", "keys share 12345678 --yes", "  keys   share 'AB12CD34'", "keys share status",
+                              "keys share cancel", "keys share", "keys export"])
+        #expect(historyFile.load(limit: 200) == ["status", "keys share status", "keys share cancel", "keys share", "keys export"])
+        let text = try #require(TextFile.read(historyFile.path, limit: 4096))
+        #expect(!text.contains("12345678") && !text.contains("AB12CD34"))
     }
 
     @Test func historyIsKeptInTheDataDirectoryPrivatelyAndRecalledNextTime() throws {

@@ -18,8 +18,16 @@ public struct ConsoleHistoryFile: Hashable, Sendable {
         return Array(lines.suffix(limit))
     }
 
+    /// Writes `entries`, less any that carries a health authority's verification code (`keys share CODE`):
+    /// a code is a one-time secret, useful for the Up arrow while staff are at the terminal but not on disk.
     public func save(_ entries: [String]) throws(SystemError) {
-        let text = entries.map { $0 + "\n" }.joined()
+        let text = entries.filter { !Self.holdsShareCode($0) }.map { $0 + "\n" }.joined()
         try AtomicFile.write(Array(text.utf8), to: path, mode: 0o600)
+    }
+
+    static func holdsShareCode(_ line: String) -> Bool {
+        guard let words = try? CommandLineWords.split(line), words.count >= 3,
+              words[0] == "keys", words[1] == "share" else { return false }
+        return words[2] != "status" && words[2] != "cancel"
     }
 }
