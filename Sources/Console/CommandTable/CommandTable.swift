@@ -50,8 +50,8 @@ public final class CommandTable {
         }
         let json = words.contains("--json")
         switch resolve(words) {
-        case .unknown(let typed, let suggestion):
-            return .reply(.error(unknownCommandMessage(typed, suggestion)), json: json)
+        case .unknown(let typed, let names):
+            return .reply(.error(unknownCommandMessage(typed, names)), json: json)
         case .group(let members):
             return .reply(.error("usage: " + members.map(\.usage).joined(separator: " | ")), json: json)
         case .command(let command, let rest):
@@ -104,7 +104,9 @@ public final class CommandTable {
         case command(ConsoleCommand, rest: ArraySlice<String>)
         /// The first word of a group with no command of its own, and no (or an option as) second word.
         case group([ConsoleCommand])
-        case unknown(String, CommandSuggestion.Suggestion?)
+        /// What was typed and the names it may be a typo of: the suggestion is computed only for the error
+        /// message, not for every Tab that resolves a partial line.
+        case unknown(String, among: [String])
     }
 
     private func resolve(_ words: [String]) -> Resolution {
@@ -119,20 +121,20 @@ public final class CommandTable {
         if let command = byName[first] {
             // `keys exprot`: a typo of a subcommand, not an argument to a command that takes none.
             if let second, command.arguments.upperBound == 0, !members.isEmpty {
-                return .unknown(first + " " + second, CommandSuggestion.closest(to: first + " " + second, among: members.map(\.name)))
+                return .unknown(first + " " + second, among: members.map(\.name))
             }
             return .command(command, rest: words.dropFirst())
         }
         if !members.isEmpty {
             guard let second else { return .group(members) }
-            return .unknown(first + " " + second, CommandSuggestion.closest(to: first + " " + second, among: members.map(\.name)))
+            return .unknown(first + " " + second, among: members.map(\.name))
         }
-        return .unknown(first, CommandSuggestion.closest(to: first, among: Array(Set(byName.keys).union(firstWords))))
+        return .unknown(first, among: Array(Set(byName.keys).union(firstWords)))
     }
 
-    private func unknownCommandMessage(_ typed: String, _ suggestion: CommandSuggestion.Suggestion?) -> String {
+    private func unknownCommandMessage(_ typed: String, _ names: [String]) -> String {
         let head = "unknown command '\(typed.printableExcerpt())'"
-        guard let suggestion else { return head + "; help lists the commands" }
+        guard let suggestion = CommandSuggestion.closest(to: typed, among: names) else { return head + "; help lists the commands" }
         return suggestion.isClose
             ? head + "; did you mean '\(suggestion.name)'?"
             : head + "; the closest is '\(suggestion.name)', help lists them all"
@@ -272,10 +274,10 @@ public final class CommandTable {
         if request.arguments.count == 1, !members.isEmpty {
             return request.json ? .json(listJSON(members)) : .text(listText("\(name) commands", members))
         }
-        guard case .unknown(let typed, let suggestion) = resolve(request.arguments) else {
-            return .error(unknownCommandMessage(name, nil))
+        guard case .unknown(let typed, let names) = resolve(request.arguments) else {
+            return .error(unknownCommandMessage(name, []))
         }
-        return .error(unknownCommandMessage(typed, suggestion))
+        return .error(unknownCommandMessage(typed, names))
     }
 
     /// `help COMMAND` and `COMMAND --help`.
