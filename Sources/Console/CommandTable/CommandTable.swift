@@ -28,10 +28,21 @@ public final class CommandTable {
     /// Adds a command, replacing one of the same name.
     public func register(_ command: ConsoleCommand) {
         byName[command.name] = command
+        // Lines are resolved far more often than commands are registered (a few dozen, at start).
+        commands = byName.values.sorted { $0.name < $1.name }
+        membersByFirstWord = Dictionary(grouping: commands.filter { $0.words.count == 2 }, by: { $0.words[0] })
+        firstWords = Array(Set(commands.map { $0.words[0] })).sorted()
+        suggestible = Array(Set(byName.keys).union(firstWords)).sorted()
     }
 
     /// Every command, sorted by name.
-    public var commands: [ConsoleCommand] { byName.values.sorted { $0.name < $1.name } }
+    public private(set) var commands: [ConsoleCommand] = []
+    /// The two-word commands by their first word, each list sorted by name.
+    private var membersByFirstWord: [String: [ConsoleCommand]] = [:]
+    /// The first word of every command, sorted.
+    private var firstWords: [String] = []
+    /// What an unknown first word may be a typo of: every name and every first word.
+    private var suggestible: [String] = []
 
     public func command(named name: String) -> ConsoleCommand? { byName[name] }
 
@@ -129,7 +140,7 @@ public final class CommandTable {
             guard let second else { return .group(members) }
             return .unknown(first + " " + second, among: members.map(\.name))
         }
-        return .unknown(first, among: Array(Set(byName.keys).union(firstWords)))
+        return .unknown(first, among: suggestible)
     }
 
     private func unknownCommandMessage(_ typed: String, _ names: [String]) -> String {
@@ -142,10 +153,8 @@ public final class CommandTable {
 
     /// Commands named "`first` something".
     private func groupMembers(_ first: String) -> [ConsoleCommand] {
-        commands.filter { $0.words.count == 2 && $0.words[0] == first }
+        membersByFirstWord[first] ?? []
     }
-
-    private var firstWords: [String] { Array(Set(byName.values.map { $0.words[0] })).sorted() }
 
     private func secondWords(after first: String) -> [String] { groupMembers(first).map { $0.words[1] } }
 
