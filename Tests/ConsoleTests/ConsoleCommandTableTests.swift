@@ -238,6 +238,13 @@ import Agent
 
     @Test func suggestionsUseEditDistance() {
         #expect(CommandSuggestion.editDistance(Array("kitten".unicodeScalars), Array("sitting".unicodeScalars)) == 3)
+        #expect(CommandSuggestion.editDistance(Array("sitting".unicodeScalars), Array("kitten".unicodeScalars)) == 3)
+        #expect(CommandSuggestion.editDistance([], Array("keys".unicodeScalars)) == 4)
+        #expect(CommandSuggestion.editDistance(Array("keys".unicodeScalars), []) == 4)
+        // One set of rows reused across names of different lengths, as `closest` does.
+        var rows = CommandSuggestion.Rows()
+        #expect(CommandSuggestion.editDistance(Array("flaw".unicodeScalars), "lawn".unicodeScalars, rows: &rows) == 2)
+        #expect(CommandSuggestion.editDistance(Array("sync".unicodeScalars), "sightings".unicodeScalars, rows: &rows) == 7)
         #expect(CommandSuggestion.closest(to: "stats", among: ["status", "sync"]) == .init(name: "status", isClose: true))
     }
 

@@ -12,9 +12,10 @@ enum CommandSuggestion {
 
     static func closest(to typed: String, among names: [String]) -> Suggestion? {
         let typedScalars = Array(typed.unicodeScalars.prefix(comparedLength))
+        var rows = Rows()
         var best: (name: String, distance: Int)?
         for name in names.sorted() {
-            let distance = editDistance(typedScalars, Array(name.unicodeScalars))
+            let distance = editDistance(typedScalars, name.unicodeScalars, rows: &rows)
             if best.map({ distance < $0.distance }) ?? true { best = (name, distance) }
         }
         guard let best else { return nil }
@@ -24,18 +25,32 @@ enum CommandSuggestion {
 
     /// Levenshtein distance: insertions, deletions and substitutions each cost one.
     static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+        var rows = Rows()
+        return editDistance(a, b, rows: &rows)
+    }
+
+    /// The two rows of the distance table, kept between names so a suggestion allocates them once.
+    struct Rows {
+        var previous: [Int] = []
+        var current: [Int] = []
+    }
+
+    /// The distance between `a` and `b`, a row per scalar of `b` (a name, walked in place) over `a`.
+    static func editDistance(_ a: [Unicode.Scalar], _ b: some Collection<Unicode.Scalar>, rows: inout Rows) -> Int {
         if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
-                current[j] = min(substitution, previous[j] + 1, current[j - 1] + 1)
+        rows.previous.removeAll(keepingCapacity: true)
+        rows.previous.append(contentsOf: 0...a.count)
+        rows.current = rows.previous
+        var i = 0
+        for scalar in b {
+            i += 1
+            rows.current[0] = i
+            for j in 1...a.count {
+                let substitution = rows.previous[j - 1] + (a[j - 1] == scalar ? 0 : 1)
+                rows.current[j] = min(substitution, rows.previous[j] + 1, rows.current[j - 1] + 1)
             }
-            swap(&previous, &current)
+            swap(&rows.previous, &rows.current)
         }
-        return previous[b.count]
+        return rows.previous[a.count]
     }
 }
