@@ -139,7 +139,7 @@ import Testing
         let zip = try ExportWriter.archive(descriptor: ExportWriterTests.descriptor,
                                            signers: [ExportSigner(key: key, keyID: Self.id)], keys: keys, compression: method)
         #expect(Self.streaming(zip, keyring) == .accepted(keys: keys, skipped: SkippedKeys()))
-        var g = WriterTestRandom(seed: method == .stored ? 11 : 12)
+        var g = SplitMix64(seed: method == .stored ? 11 : 12)
         var accepted = 0
         let trials = 1_500
         for trial in 0..<trials {
@@ -310,7 +310,7 @@ import Testing
         let key = try SigningKey.generateP256()
         let writer = try ExportWriter(descriptor: ExportWriterTests.descriptor,
                                       signers: [ExportSigner(key: key, keyID: Self.id)], output: InMemoryExportOutput())
-        var g = WriterTestRandom(seed: 5)
+        var g = SplitMix64(seed: 5)
         for i in 0..<200_000 {
             let tek = TemporaryExposureKey(keyData: g.keyData(),
                                            rollingStart: ENIntervalNumber(2_740_000 + UInt32(i % 14) * 144))

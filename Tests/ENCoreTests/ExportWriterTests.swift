@@ -11,7 +11,7 @@ import Testing
 
     /// Keys exercising every field: report types, onset present and absent (negative too), short periods.
     static func sampleKeys(count: Int = 40) -> [DiagnosisKey] {
-        var g = WriterTestRandom(seed: 7)
+        var g = SplitMix64(seed: 7)
         return (0..<count).map { i in
             let tek = TemporaryExposureKey(keyData: g.keyData(),
                                            rollingStart: ENIntervalNumber(2_650_000 + UInt32(i % 14) * 144),
@@ -225,7 +225,7 @@ import Testing
                                       compression: .stored, output: CountingOutput())
         let before = ExportProcessMemory.residentBytes()
         var peak = before ?? 0
-        var g = WriterTestRandom(seed: 2)
+        var g = SplitMix64(seed: 2)
         for i in 0..<2_000_000 {
             let tek = TemporaryExposureKey(keyData: g.keyData(),
                                            rollingStart: ENIntervalNumber(2_740_000 + UInt32(i % 14) * 144))
@@ -263,20 +263,8 @@ extension ExportWriterTests {
     }
 }
 
-/// SplitMix64: reproducible key data without the agent's generator (ENCore tests see ENCore only).
-struct WriterTestRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
+    /// Reproducible key data for the writer's tests.
     mutating func keyData() -> Bytes16 {
         let words = [next(), next()]
         return words.withUnsafeBytes { Bytes16(loading: $0) }
