@@ -44,7 +44,7 @@ public struct KeyValueLine: Equatable, Sendable {
         // Every key is a plain name; anything else (a stray CR before a `#`, a NUL) would not survive being
         // written back by `config set`, so it is refused here with the line's number rather than misread later.
         guard key.utf8.allSatisfy(Self.isKeyByte) else {
-            throw Problem(message: "'\(Self.printable(key))' is not a key: letters, digits, '.', '_' and '-' only")
+            throw Problem(message: "'\(key.printableExcerpt())' is not a key: letters, digits, '.', '_' and '-' only")
         }
         index += 1
         while index < scalars.count, isSpace(index) { index += 1 }
@@ -101,12 +101,6 @@ public struct KeyValueLine: Equatable, Sendable {
              UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"): true
         default: false
         }
-    }
-
-    /// `text` for an error message: control characters as `?`, at most 40 characters.
-    private static func printable(_ text: String) -> String {
-        let shown = text.unicodeScalars.prefix(40).map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "?" : Character($0) }
-        return String(shown) + (text.unicodeScalars.count > 40 ? "…" : "")
     }
 
     public static func quotedIfNeeded(_ value: String) -> String {

@@ -1,7 +1,7 @@
 extension String {
     /// This text made safe to show in an error line: control characters (which could be terminal escape
     /// sequences arriving as line noise) become `?`, and it is cut to `limit` characters.
-    func printableExcerpt(limit: Int = 40) -> String {
+    public func printableExcerpt(limit: Int = 40) -> String {
         var out = String.UnicodeScalarView()
         var count = 0
         for scalar in unicodeScalars {
