@@ -53,8 +53,8 @@ import Testing
         #expect(Self.matches(index, Array(probes.prefix(144))).isEmpty)
     }
 
-    /// Every RPI of a batch is checked, whatever its place: each group of sixteen, and a tail that is not
-    /// a whole group (a key with a rolling period under 144).
+    /// Every RPI of a batch is checked, whatever its place: the first and the last, neighbours (the scan
+    /// resumes right after a hit), and only the first `count` (a key with a rolling period under 144).
     @Test(arguments: [0, 1, 15, 16, 17, 30, 143, 144])
     func screeningReportsStoredRPIsAtEveryPlaceInOrder(count: Int) {
         let stored = Self.randomRPIs(20_000, seed: 3)

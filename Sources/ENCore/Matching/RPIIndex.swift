@@ -33,37 +33,18 @@ public struct RPIIndex: Sendable {
     }
 
     /// Calls `found(j, position)` for every RPI j of `batch` (j < `count`) and every stored sighting of it,
-    /// in order of j.
-    ///
-    /// The filter screens the RPIs sixteen at a time without a branch: each lookup gives all ones when the
-    /// RPI may be stored, and the group's lookups are folded with `max`, so one compare tells whether any
-    /// of the sixteen got through. Only such a group (about one key in ten has one) is looked at again,
-    /// RPI by RPI, and its survivors looked up in the sorted array. The one branch per group is almost
-    /// always predicted, and the loads of a group do not wait for each other.
+    /// in order of j. The filter screens the RPIs; only the few it lets through (under 0.1 % of other
+    /// people's RPIs) are looked up in the sorted array.
     @inline(__always)
     public func forEachMatch(in batch: RPIBatch, count: Int, _ found: (_ j: Int, _ position: Int) -> Void) {
         precondition(count >= 0 && count <= batch.count)
         let blocks = batch.blocks
         filter.withProbe { probe in
-            func lookUp(_ range: Range<Int>) {
-                for j in range where probe.covered(blocks, j) == .max {
-                    forEachPosition(of: batch[j]) { found(j, $0) }
-                }
+            var j = probe.firstCovered(blocks, from: 0, to: count)
+            while j < count {
+                forEachPosition(of: batch[j]) { found(j, $0) }
+                j = probe.firstCovered(blocks, from: j &+ 1, to: count)
             }
-            var first = 0
-            while first &+ 16 <= count {
-                var seen: UInt64 = 0
-                for quad in 0..<4 {
-                    let j = first &+ quad &* 4
-                    seen = max(seen, max(max(probe.covered(blocks, j), probe.covered(blocks, j &+ 1)),
-                                         max(probe.covered(blocks, j &+ 2), probe.covered(blocks, j &+ 3))))
-                }
-                if seen == .max { lookUp(first..<first &+ 16) }
-                first &+= 16
-            }
-            var seen: UInt64 = 0
-            for j in first..<count { seen = max(seen, probe.covered(blocks, j)) }
-            if seen == .max { lookUp(first..<count) }
         }
     }
 
