@@ -54,8 +54,7 @@ public struct RPIFilter: Sendable {
 
     /// Whether `rpi` may be stored: false means it is not.
     public func mayContain(_ rpi: Bytes16) -> Bool {
-        let slots = rpi.withUnsafeBytes { Self.slots($0, rpiAt: 0, wordMask) }
-        return words[slots.word] | (inversePatterns[slots.low] & inversePatterns[slots.high]) == .max
+        rpi.withUnsafeBytes { raw in withProbe { $0.covers(raw, 0) } }
     }
 
     /// Calls `body` with a lookup that reads the filter through raw pointers, for the hot loop: the
@@ -87,11 +86,18 @@ public struct RPIFilter: Sendable {
         func firstCovered(_ blocks: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int {
             var j = start
             while j < end {
-                let slots = RPIFilter.slots(blocks, rpiAt: j &* 16, wordMask)
-                if words[slots.word] | (inversePatterns[slots.low] & inversePatterns[slots.high]) == .max { return j }
+                if covers(blocks, j) { return j }
                 j &+= 1
             }
             return end
+        }
+
+        /// Whether the filter lets RPI j of `blocks` through: every bit of its pattern is set in its word,
+        /// so the word ORed with the pattern's complement is all ones.
+        @inline(__always)
+        func covers(_ blocks: UnsafeRawBufferPointer, _ j: Int) -> Bool {
+            let slots = RPIFilter.slots(blocks, rpiAt: j &* 16, wordMask)
+            return words[slots.word] | (inversePatterns[slots.low] & inversePatterns[slots.high]) == .max
         }
     }
 

@@ -40,10 +40,12 @@ public struct RPIIndex: Sendable {
         precondition(count >= 0 && count <= batch.count)
         let blocks = batch.blocks
         filter.withProbe { probe in
-            var j = probe.firstCovered(blocks, from: 0, to: count)
-            while j < count {
+            var next = 0
+            while true {
+                let j = probe.firstCovered(blocks, from: next, to: count)
+                guard j < count else { return }
                 forEachPosition(of: batch[j]) { found(j, $0) }
-                j = probe.firstCovered(blocks, from: j &+ 1, to: count)
+                next = j &+ 1
             }
         }
     }
