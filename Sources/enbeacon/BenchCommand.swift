@@ -81,14 +81,15 @@ enum BenchCommand {
         return DiagnosisKey(tek: tek, transmissionRiskLevel: 4)
     }
 
-    /// Sightings: one in ten thousand keys was really met; the rest are other people's RPIs.
+    /// Sightings: one in ten thousand keys was really met; the rest are other people's RPIs, spread over
+    /// the 14 days the store keeps, as a badge's are (so a key's day has a fourteenth of them nearby).
     static func benchSightings(keys keyCount: Int, sightings sightingCount: Int,
                                schedule: KeySchedule) -> (sightings: [Sighting], planted: Int) {
-        let start = benchStart
         var rng = SplitMix64(seed: 0xE4BEAC04)
         var sightings: [Sighting] = []
         sightings.reserveCapacity(sightingCount)
         var planted = 0
+        let retention = MatchingRules().retentionSeconds
         for i in stride(from: 0, to: keyCount, by: 10_000) where sightings.count < sightingCount / 2 {
             let k = benchKey(i).tek
             let n = ENIntervalNumber(k.rollingStart.value + 60)
@@ -101,8 +102,9 @@ enum BenchCommand {
         while sightings.count < sightingCount {
             let random = [rng.next(), rng.next()]
             let rpi = random.withUnsafeBytes { Bytes16(loading: $0) }
+            let firstSeen = benchNow - retention + Int64(rng.next() % UInt64(retention))
             sightings.append(Sighting(rpi: rpi, aem: AssociatedEncryptedMetadata(word: 0),
-                                      firstSeen: Int64(start.value + 60) * 600, rssiMax: -70, rssiMean: -70, reports: 1,
+                                      firstSeen: firstSeen, rssiMax: -70, rssiMean: -70, reports: 1,
                                       secondsSincePreviousScan: 240))
         }
         return (sightings, planted)
@@ -160,11 +162,13 @@ enum BenchCommand {
         out.write("baseline (RPIK + 144 RPIs per key): \(Int(Double(keyCount) / baseline)) keys/s\n")
         for run in runs {
             let index = run.matcher.index
-            let filter = index.filter
+            let filters = index.filters
+            let keysDay = filters.filter(forDay: benchStart.value / ENIntervalNumber.intervalsPerDay)
             out.write("keys \(keyCount), sightings \(run.sightings), planted \(run.planted), matched keys \(run.matched)\n")
             out.write("index build \(format(run.build * 1000)) ms\n")
-            out.write("index \(format(Double(index.byteCount) / 1024)) KiB, of which filter \(format(Double(filter.byteCount) / 1024)) KiB; "
-                      + "filter false positives \(formatPercent(falsePositiveRate(filter))) % of 4000000 random RPIs\n")
+            out.write("index \(format(Double(index.byteCount) / 1024)) KiB, of which filters \(format(Double(filters.byteCount) / 1024)) KiB "
+                      + "for \(filters.dayCount) days; the keys' first day's filter \(format(Double(keysDay?.byteCount ?? 0) / 1024)) KiB, "
+                      + "false positives \(formatPercent(keysDay.map(falsePositiveRate) ?? 0)) % of 4000000 random RPIs\n")
             out.write("matching: \(format(run.seconds)) s, \(format(run.seconds / baseline * 100)) % of baseline time\n")
         }
         for run in runs {

@@ -37,6 +37,18 @@ import Testing
         }
     }
 
+    /// The tolerance reaches into the days before and after the key's: the matcher's filters are per day,
+    /// and an RPI of the first or last interval must still find a sighting across midnight.
+    @Test func toleranceReachesAcrossMidnight() {
+        let first = tek.rollingStart.value, last = tek.rollingStart.value + 143
+        for (n, seen, matches) in [(first, first - 12, true), (first, first - 13, false),
+                                   (last, last + 12, true), (last, last + 13, false)] {
+            let m = matcher([sighting(of: tek, interval: n, seenIn: seen)])
+            #expect(m.match(DiagnosisKey(tek: tek)).map(\.interval.value) == (matches ? [n] : []),
+                    "RPI of \(n - first), seen at \(Int(seen) - Int(first))")
+        }
+    }
+
     @Test func rollingPeriodShorterThan144IgnoresLaterIntervals() {
         var short = tek
         short.rollingPeriod = 30

@@ -9,19 +9,28 @@ import Testing
         return (0..<count).map { _ in Bytes16(low: rng.next(), high: rng.next()) }
     }
 
-    static func index(_ rpis: [Bytes16]) -> RPIIndex {
-        RPIIndex(rpis.enumerated().map { (rpi: $0.element, position: $0.offset) })
+    /// The first interval of a day: a batch from here has all its RPIs on that day.
+    static let day = ENIntervalNumber(19_445 * 144)
+
+    /// An index of `rpis`, each seen at midday of `day` unless `seen` says otherwise.
+    static func index(_ rpis: [Bytes16], seen: [ENIntervalNumber]? = nil) -> RPIIndex {
+        RPIIndex(rpis.enumerated().map {
+            (rpi: $0.element, position: $0.offset, interval: seen?[$0.offset] ?? ENIntervalNumber(day.value + 72))
+        }, toleranceIntervals: MatchingRules().toleranceIntervals)
     }
 
-    /// Calls `body` with a batch of `rpis` laid out as `KeySchedule.withRPIs` lays them out.
-    static func withBatch<R>(_ rpis: [Bytes16], _ body: (RPIBatch) -> R) -> R {
+    /// Whether the filter of `day` lets `rpi` through.
+    static func mayContain(_ index: RPIIndex, _ rpi: Bytes16) -> Bool { index.filters.mayContain(rpi, at: day) }
+
+    /// Calls `body` with a batch of `rpis` from interval `start` on, laid out as `KeySchedule.withRPIs` lays them out.
+    static func withBatch<R>(_ rpis: [Bytes16], start: ENIntervalNumber = day, _ body: (RPIBatch) -> R) -> R {
         var bytes: [UInt8] = []
         for rpi in rpis { bytes += rpi.bytes }
-        return bytes.withUnsafeBytes { body(RPIBatch(start: ENIntervalNumber(2_800_000), blocks: $0)) }
+        return bytes.withUnsafeBytes { body(RPIBatch(start: start, blocks: $0)) }
     }
 
-    static func matches(_ index: RPIIndex, _ rpis: [Bytes16], count: Int? = nil) -> [[Int]] {
-        withBatch(rpis) { batch in
+    static func matches(_ index: RPIIndex, _ rpis: [Bytes16], start: ENIntervalNumber = day, count: Int? = nil) -> [[Int]] {
+        withBatch(rpis, start: start) { batch in
             var found: [[Int]] = []
             index.forEachMatch(in: batch, count: count ?? rpis.count) { found.append([$0, $1]) }
             return found
@@ -33,7 +42,7 @@ import Testing
         let stored = Self.randomRPIs(count, seed: UInt64(count) &+ 11)
         let index = Self.index(stored)
         #expect(index.count == count)
-        #expect(stored.allSatisfy { index.filter.mayContain($0) })
+        #expect(stored.allSatisfy { Self.mayContain(index, $0) })
         // Through the screening loop too, in batches of 144 as a key's RPIs come.
         var j = 0
         while j < stored.count {
@@ -43,13 +52,13 @@ import Testing
             j += 144
         }
         // The filter's memory is bounded by the number of RPIs, never by a fixed table.
-        #expect(index.filter.byteCount <= max(1, count) * 8 + 4096)
+        #expect(index.filters.byteCount <= max(1, count) * 8 + 4096)
     }
 
     @Test func anEmptyIndexLetsNothingThrough() {
         let index = Self.index([])
         let probes = Self.randomRPIs(10_000, seed: 5)
-        #expect(!probes.contains { index.filter.mayContain($0) })
+        #expect(!probes.contains { Self.mayContain(index, $0) })
         #expect(Self.matches(index, Array(probes.prefix(144))).isEmpty)
     }
 
@@ -79,15 +88,41 @@ import Testing
         #expect(Self.matches(index, batch) == [[77, 7], [77, 42], [77, 300], [77, 499]])
     }
 
+    /// Each RPI of a batch is tested against the filter of its own day, which holds the RPIs seen that day
+    /// or within the tolerance (12 intervals) of it: a batch across midnight finds the RPIs seen on either
+    /// side, and those seen across midnight within the tolerance.
+    @Test func eachRPIIsTestedAgainstTheFilterOfItsDay() {
+        let stored = Self.randomRPIs(6, seed: 31)
+        let midnight = Self.day.value + 144
+        let seen = [midnight - 60, midnight + 60, midnight - 60, midnight + 5, midnight - 12, midnight - 13]
+        let index = Self.index(stored, seen: seen.map(ENIntervalNumber.init))
+        var batch = Self.randomRPIs(144, seed: 32)
+        // The batch starts 72 intervals before midnight: RPI j is derived for interval midnight − 72 + j.
+        for (position, j) in [(0, 10), (1, 130), (2, 100), (3, 70), (4, 83), (5, 72)] { batch[j] = stored[position] }
+        #expect(Self.matches(index, batch, start: ENIntervalNumber(midnight - 72)) == [[10, 0], [70, 3], [83, 4], [130, 1]],
+                "seen the day before and 88 intervals away (2), or 13 intervals before midnight (5): not tested")
+        #expect(index.filters.dayCount == 2)
+    }
+
+    /// A key of a day with no sighting near it needs no RPIs at all: the matcher skips it whole.
+    @Test func onlyDaysWithSightingsNearThemAreCovered() {
+        let index = Self.index(Self.randomRPIs(10, seed: 41))
+        #expect(index.filters.coversAny(from: Self.day, count: 144))
+        #expect(index.filters.coversAny(from: ENIntervalNumber(Self.day.value - 1), count: 2), "the last interval of the day before, and this day's first")
+        #expect(!index.filters.coversAny(from: ENIntervalNumber(Self.day.value - 1), count: 1))
+        #expect(!index.filters.coversAny(from: ENIntervalNumber(Self.day.value + 144), count: 144))
+        #expect(!Self.index([]).filters.coversAny(from: Self.day, count: 144))
+    }
+
     /// Not a timing: the rate is a property of the layout, fixed by the seeds. `bench match` prints the
     /// rate it measures at the sizes it runs.
     @Test(arguments: [20_000, 200_000])
     func falsePositivesStayRare(count: Int) {
         let index = Self.index(Self.randomRPIs(count, seed: 21))
         let probes = Self.randomRPIs(200_000, seed: 22)
-        let passed = probes.count(where: { index.filter.mayContain($0) })
+        let passed = probes.count(where: { Self.mayContain(index, $0) })
         print("RPIFilter at \(count) RPIs: \(passed) of \(probes.count) random RPIs let through, "
-              + "\(index.filter.byteCount) bytes")
+              + "\(index.filters.byteCount) bytes")
         #expect(passed < probes.count / 500, "more than 0.2 % false positives")
     }
 }

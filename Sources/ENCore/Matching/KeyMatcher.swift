@@ -1,7 +1,8 @@
 /// Matches diagnosis keys, one at a time, against the stored sightings (SPEC §4).
 ///
-/// Per key: one HKDF for the RPIK, one AES-ECB call for its RPIs, and a filter lookup for each;
-/// only a key with a candidate hit pays for the AEMK and the AEM decryptions. Keys stream through
+/// Per key: one HKDF for the RPIK, one AES-ECB call for its RPIs, and a lookup for each in its day's
+/// filter; only a key with a candidate hit pays for the AEMK and the AEM decryptions, and a key of a day
+/// with no sightings near it pays for nothing. Keys stream through
 /// `match(_:)`, so memory is the index plus the hits, whatever the size of the export.
 public final class KeyMatcher {
     /// One stored sighting that a key's RPI explains, after every rule passed.
@@ -32,7 +33,7 @@ public final class KeyMatcher {
     public let sightings: [Sighting]
     public let rules: MatchingRules
     public private(set) var statistics = Statistics()
-    /// The stored RPIs the keys are matched against (sightings older than the retention period left out).
+    /// The stored RPIs the keys are matched against (sightings older than the retention period, or too far ahead of now to match a usable key, left out).
     public let index: RPIIndex
     private let schedule: KeySchedule
     private let nowUnixSeconds: Int64
@@ -46,8 +47,13 @@ public final class KeyMatcher {
         self.rules = rules
         self.schedule = schedule
         nowUnixSeconds = unixSeconds
-        index = RPIIndex(sightings.enumerated().lazy.filter { $0.element.firstSeen >= horizon }
-            .map { (rpi: $0.element.rpi, position: $0.offset) })
+        // A usable key's RPIs all belong to intervals before now, so a sighting later than the tolerance
+        // after now matches none: left out, like those older than the retention period.
+        let latest = unixSeconds + (rules.toleranceIntervals + 1) * ENIntervalNumber.secondsPerInterval
+        index = RPIIndex(sightings.enumerated().lazy.compactMap { position, sighting in
+            guard sighting.firstSeen >= horizon && sighting.firstSeen < latest, let seen = sighting.interval else { return nil }
+            return (rpi: sighting.rpi, position: position, interval: seen)
+        }, toleranceIntervals: rules.toleranceIntervals)
         var first: [Bytes16: Int64] = [:]
         for s in sightings { first[s.rpi] = min(first[s.rpi] ?? .max, s.firstSeen) }
         firstSeenByRPI = first
@@ -71,6 +77,8 @@ public final class KeyMatcher {
             return []
         }
         let period = Int(min(max(tek.rollingPeriod, 1), ENIntervalNumber.intervalsPerDay))
+        // No sighting near the key's day (the badge was off, or alone): no RPI to derive.
+        guard index.filters.coversAny(from: tek.rollingStart, count: period) else { return [] }
         // A local array: empty costs nothing, and only a key with a stored RPI ever appends to it. (A stored
         // property would cost every key a dynamic exclusivity check around the screening loop.)
         var candidates: [(position: Int, j: Int)] = []

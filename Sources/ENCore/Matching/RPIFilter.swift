@@ -1,18 +1,18 @@
-/// A blocked Bloom filter over the stored RPIs: the matcher's first test for each of a key's RPIs.
+/// A blocked Bloom filter over a set of stored RPIs (`RPIFiltersByDay` keeps one per day): the matcher's
+/// first test for each of a key's RPIs.
 ///
 /// A stored RPI sets four bits in one 64-bit word: its bytes 12…15 pick the word, its byte 8 two bits of
 /// the word's low half and its byte 9 two bits of the high half, through two 256-entry tables of bit
 /// pairs. RPIs are AES outputs, so those bytes are already uniform and need no hashing. The word count is
 /// the power of two that gives each stored RPI 32 to 64 bits: false positives stay under 0.1 % whatever
-/// the number of sightings (`enbeacon bench match` measures it), for at most 8 bytes per stored RPI
-/// (1 MiB at 200,000 sightings, 128 KiB at 20,000).
+/// the number of sightings (`enbeacon bench match` measures it), for at most 8 bytes per stored RPI.
 ///
 /// Why this shape (each measured with `bench match` against the key schedule alone): a lookup must cost
 /// next to nothing beside the 144 AES blocks a key already pays for. One word per RPI makes one cache
-/// miss at most. Bit pairs from two small tables (4 KiB, which stay cached between keys) beat computing
-/// four shifts (more than twice the instructions) and one 2,048-entry table of four-bit patterns (16 KiB,
-/// evicted by the key schedule, and nearly twice the false positives, from probes whose pattern equals
-/// that of an RPI already in the word).
+/// miss at most. Bit pairs from two small tables (4 KiB, shared by all filters, which stay cached between
+/// keys) beat computing four shifts (more than twice the instructions) and one 2,048-entry table of
+/// four-bit patterns (16 KiB, evicted by the key schedule, and nearly twice the false positives, from
+/// probes whose pattern equals that of an RPI already in the word).
 /// The tables hold the patterns' complements, so a lookup is the word ORed with them: all ones when
 /// every bit of the pattern is set.
 public struct RPIFilter: Sendable {
@@ -21,35 +21,43 @@ public struct RPIFilter: Sendable {
     /// Entries in each of the two pattern tables, one per value of a byte.
     static let patternsPerHalf = 256
 
-    private let words: [UInt64]
-    /// The complements of the bit pairs: entries 0…255 (for byte 8) clear two bits of the low half,
-    /// entries 256…511 (for byte 9) two bits of the high half, so a pattern always has four bits.
-    private let inversePatterns: [UInt64]
+    private var words: [UInt64]
     /// `words.count − 1`: the word count is a power of two, so an index is a mask away.
     private let wordMask: UInt32
 
-    /// Memory held by the filter, pattern tables included.
-    public var byteCount: Int { (words.count + inversePatterns.count) * 8 }
-
-    public init(_ rpis: some Sequence<Bytes16>, count: Int) {
-        var wordCount = 1
-        while wordCount * 64 < count * Self.minimumBitsPerRPI { wordCount *= 2 }
-        // A fixed seed: the same sightings always build the same filter, so a measured rate can be reproduced.
+    /// The complements of the bit pairs, shared by every filter: entries 0…255 (for byte 8) clear two
+    /// bits of the low half, entries 256…511 (for byte 9) two bits of the high half, so a pattern always
+    /// has four bits. A fixed seed: the same sightings always build the same filter, so a measured rate
+    /// can be reproduced.
+    static let inversePatterns: [UInt64] = {
         var rng = SplitMix64(seed: 0x5EED_F117_E4B1_7500)
-        var inversePatterns = [UInt64](repeating: 0, count: 2 * Self.patternsPerHalf)
+        var inversePatterns = [UInt64](repeating: 0, count: 2 * patternsPerHalf)
         for i in inversePatterns.indices {
-            let half: UInt64 = i < Self.patternsPerHalf ? 0 : 32
+            let half: UInt64 = i < patternsPerHalf ? 0 : 32
             var pair: UInt64 = 0
             while pair.nonzeroBitCount < 2 { pair |= 1 &<< (half + (rng.next() & 31)) }
             inversePatterns[i] = ~pair
         }
-        let wordMask = UInt32(wordCount - 1)
-        var words = [UInt64](repeating: 0, count: wordCount)
-        for rpi in rpis {
-            let slots = rpi.withUnsafeBytes { Self.slots($0, rpiAt: 0, wordMask) }
-            words[slots.word] |= ~(inversePatterns[slots.low] & inversePatterns[slots.high])
-        }
-        (self.words, self.inversePatterns, self.wordMask) = (words, inversePatterns, wordMask)
+        return inversePatterns
+    }()
+
+    /// Memory held by the pattern tables, once for all filters.
+    public static var patternByteCount: Int { 2 * patternsPerHalf * 8 }
+
+    /// Memory held by this filter's words.
+    public var byteCount: Int { words.count * 8 }
+
+    /// An empty filter sized for `count` RPIs.
+    public init(capacity count: Int) {
+        var wordCount = 1
+        while wordCount * 64 < count * Self.minimumBitsPerRPI { wordCount *= 2 }
+        words = [UInt64](repeating: 0, count: wordCount)
+        wordMask = UInt32(wordCount - 1)
+    }
+
+    public mutating func insert(_ rpi: Bytes16) {
+        let slots = rpi.withUnsafeBytes { Self.slots($0, rpiAt: 0, wordMask) }
+        words[slots.word] |= ~(Self.inversePatterns[slots.low] & Self.inversePatterns[slots.high])
     }
 
     /// Whether `rpi` may be stored: false means it is not.
@@ -62,7 +70,7 @@ public struct RPIFilter: Sendable {
     @inline(__always)
     func withProbe<R>(_ body: (Probe) -> R) -> R {
         words.withUnsafeBufferPointer { words in
-            inversePatterns.withUnsafeBufferPointer { patterns in
+            Self.inversePatterns.withUnsafeBufferPointer { patterns in
                 body(Probe(words: words.baseAddress!, inversePatterns: patterns.baseAddress!, wordMask: wordMask))
             }
         }

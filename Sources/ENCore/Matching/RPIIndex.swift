@@ -1,5 +1,5 @@
-/// The stored RPIs in two stages: an `RPIFilter` that rules out almost every RPI a key derives, and for
-/// the few it lets through, the RPIs sorted, with a 65,536-entry table from each 16-bit prefix to its run
+/// The stored RPIs in two stages: filters by day (`RPIFiltersByDay`) that rule out almost every RPI a key
+/// derives, and for the few they let through, the RPIs sorted, with a 65,536-entry table from each 16-bit prefix to its run
 /// in the sorted array (one table read and a few 16-byte compares). Built once per matching pass from
 /// the sightings; the diagnosis keys stream past it.
 public struct RPIIndex: Sendable {
@@ -8,15 +8,17 @@ public struct RPIIndex: Sendable {
     private let positions: [UInt32]
     /// `starts[p] ..< starts[p + 1]` is the run of RPIs whose first two bytes are `p`.
     private let starts: [UInt32]
-    public let filter: RPIFilter
+    public let filters: RPIFiltersByDay
 
     public var count: Int { rpis.count }
 
-    /// Memory held by the index: filter, sorted RPIs, their positions and the prefix table.
-    public var byteCount: Int { filter.byteCount + rpis.count * 16 + positions.count * 4 + starts.count * 4 }
+    /// Memory held by the index: filters, sorted RPIs, their positions and the prefix table.
+    public var byteCount: Int { filters.byteCount + rpis.count * 16 + positions.count * 4 + starts.count * 4 }
 
-    public init(_ entries: some Sequence<(rpi: Bytes16, position: Int)>) {
-        var pairs = entries.map { (prefix: $0.rpi.prefix16, rpi: $0.rpi, position: UInt32($0.position)) }
+    /// `entries`: each stored RPI, the position of its sighting, and the interval it was seen in.
+    public init(_ entries: some Sequence<(rpi: Bytes16, position: Int, interval: ENIntervalNumber)>,
+                toleranceIntervals: Int64) {
+        var pairs = entries.map { (prefix: $0.rpi.prefix16, rpi: $0.rpi, position: UInt32($0.position), interval: $0.interval) }
         pairs.sort { a, b in
             if a.prefix != b.prefix { return a.prefix < b.prefix }
             if a.rpi.high != b.rpi.high { return a.rpi.high < b.rpi.high }
@@ -29,24 +31,32 @@ public struct RPIIndex: Sendable {
         for p in pairs { starts[Int(p.prefix) + 1] += 1 }
         for i in 1..<starts.count { starts[i] += starts[i - 1] }
         self.starts = starts
-        filter = RPIFilter(rpis, count: rpis.count)
+        filters = RPIFiltersByDay(pairs.lazy.map { (rpi: $0.rpi, interval: $0.interval) }, toleranceIntervals: toleranceIntervals)
     }
 
-    /// Calls `found(j, position)` for every RPI j of `batch` (j < `count`) and every stored sighting of it,
-    /// in order of j. The filter screens the RPIs; only the few it lets through (under 0.1 % of other
-    /// people's RPIs) are looked up in the sorted array.
+    /// Calls `found(j, position)` for every RPI j of `batch` (j < `count`) and every stored sighting of it
+    /// that its day's filter lets through, in order of j. Only the few the filter lets through (under
+    /// 0.1 % of other people's RPIs) are looked up in the sorted array.
     @inline(__always)
     public func forEachMatch(in batch: RPIBatch, count: Int, _ found: (_ j: Int, _ position: Int) -> Void) {
         precondition(count >= 0 && count <= batch.count)
         let blocks = batch.blocks
-        filter.withProbe { probe in
-            var next = 0
-            while true {
-                let j = probe.firstCovered(blocks, from: next, to: count)
-                guard j < count else { return }
-                forEachPosition(of: batch[j]) { found(j, $0) }
-                next = j &+ 1
+        let perDay = ENIntervalNumber.intervalsPerDay
+        var dayStart = 0
+        while dayStart < count {
+            // The batch's RPIs of one day: to the day's last interval, or to the batch's end.
+            let interval = batch.start.value &+ UInt32(dayStart)
+            let dayEnd = min(count, dayStart &+ Int(perDay &- interval % perDay))
+            filters.filter(forDay: interval / perDay)?.withProbe { probe in
+                var next = dayStart
+                while true {
+                    let j = probe.firstCovered(blocks, from: next, to: dayEnd)
+                    guard j < dayEnd else { return }
+                    forEachPosition(of: batch[j]) { found(j, $0) }
+                    next = j &+ 1
+                }
             }
+            dayStart = dayEnd
         }
     }
 
