@@ -1,7 +1,7 @@
 /// The stored RPIs in two stages: filters by day (`RPIFiltersByDay`) that rule out almost every RPI a key
-/// derives, and for the few they let through, the RPIs sorted, with a 65,536-entry table from each 16-bit prefix to its run
-/// in the sorted array (one table read and a few 16-byte compares). Built once per matching pass from
-/// the sightings; the diagnosis keys stream past it.
+/// derives, and for the few they let through, the RPIs sorted, with a 65,536-entry table from each 16-bit
+/// prefix to its run in the sorted array (one table read and a few 16-byte compares). Built once per
+/// matching pass from the sightings; the diagnosis keys stream past it.
 public struct RPIIndex: Sendable {
     /// Sorted RPIs and, in the same order, the position of their sighting in the caller's list.
     private let rpis: [Bytes16]
@@ -34,9 +34,10 @@ public struct RPIIndex: Sendable {
         filters = RPIFiltersByDay(pairs.lazy.map { (rpi: $0.rpi, interval: $0.interval) }, toleranceIntervals: toleranceIntervals)
     }
 
-    /// Calls `found(j, position)` for every RPI j of `batch` (j < `count`) and every stored sighting of it
-    /// that its day's filter lets through, in order of j. Only the few the filter lets through (under
-    /// 0.1 % of other people's RPIs) are looked up in the sorted array.
+    /// Calls `found(j, position)` for every RPI j of `batch` (j < `count`) and every stored sighting of it,
+    /// in order of j. Each RPI is screened by the filter of its interval's day; only the few a filter lets
+    /// through (under 0.1 % of other people's RPIs) are looked up in the sorted array. An RPI stored only
+    /// on days too far from j's to match is not reported.
     @inline(__always)
     public func forEachMatch(in batch: RPIBatch, count: Int, _ found: (_ j: Int, _ position: Int) -> Void) {
         precondition(count >= 0 && count <= batch.count)
