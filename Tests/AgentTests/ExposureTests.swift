@@ -172,10 +172,13 @@ import TestSupport
         let big = [UInt8](repeating: UInt8(ascii: "x"), count: 2_000_000)
         let command = NotifyCommand("sleep 0.2; wc -c > \(folder.path)/count", loop: loop, log: .silent)
         var ticks = 0
-        func tick() { ticks += 1; if ticks < 1000 { loop.schedule(after: .milliseconds(5), tick) } }
+        var ticking: TimerHandle?
+        func tick() { ticks += 1; ticking = loop.schedule(after: .milliseconds(5), tick) }
         tick()
         command.run(input: big, label: "big")
         #expect(runUntilReaped(command) == [0])
+        // A pending timer would hold the loop and this folder for ever (its closure holds them).
+        ticking.map(loop.cancel)
         #expect(ticks > 5, "the loop kept running while the child was fed")
         let count = try String(contentsOfFile: folder.path + "/count", encoding: .utf8)
         #expect(count.trimmingCharacters(in: .whitespacesAndNewlines) == "2000000")
