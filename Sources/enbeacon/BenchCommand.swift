@@ -163,7 +163,7 @@ enum BenchCommand {
         for run in runs {
             let index = run.matcher.index
             let filters = index.filters
-            let keysDay = filters.filter(forDay: benchStart.value / ENIntervalNumber.intervalsPerDay)
+            let keysDay = filters.filter(containing: benchStart)
             out.write("keys \(keyCount), sightings \(run.sightings), planted \(run.planted), matched keys \(run.matched)\n")
             out.write("index build \(format(run.build * 1000)) ms\n")
             out.write("index \(format(Double(index.byteCount) / 1024)) KiB, of which filters \(format(Double(filters.byteCount) / 1024)) KiB "

@@ -2,8 +2,8 @@
 ///
 /// Per key: one HKDF for the RPIK, one AES-ECB call for its RPIs, and a lookup for each in its day's
 /// filter; only a key with a candidate hit pays for the AEMK and the AEM decryptions, and a key of a day
-/// with no sightings near it pays for nothing. Keys stream through
-/// `match(_:)`, so memory is the index plus the hits, whatever the size of the export.
+/// with no sightings near it pays for nothing. Keys stream through `match(_:)`, so memory is the index
+/// plus the hits, whatever the size of the export.
 public final class KeyMatcher {
     /// One stored sighting that a key's RPI explains, after every rule passed.
     public struct Hit: Hashable, Sendable {
@@ -33,7 +33,8 @@ public final class KeyMatcher {
     public let sightings: [Sighting]
     public let rules: MatchingRules
     public private(set) var statistics = Statistics()
-    /// The stored RPIs the keys are matched against (sightings older than the retention period, or too far ahead of now to match a usable key, left out).
+    /// The stored RPIs the keys are matched against (sightings older than the retention period, or too far
+    /// ahead of now to match a usable key, left out).
     public let index: RPIIndex
     private let schedule: KeySchedule
     private let nowUnixSeconds: Int64

@@ -42,7 +42,7 @@ public struct RPIFilter: Sendable {
     }()
 
     /// Memory held by the pattern tables, once for all filters.
-    public static var patternByteCount: Int { 2 * patternsPerHalf * 8 }
+    public static var patternByteCount: Int { inversePatterns.count * 8 }
 
     /// Memory held by this filter's words.
     public var byteCount: Int { words.count * 8 }

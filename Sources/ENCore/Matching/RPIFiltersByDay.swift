@@ -16,7 +16,7 @@ public struct RPIFiltersByDay: Sendable {
     /// The days that have a filter.
     public var dayCount: Int { filters.count { $0 != nil } }
 
-    /// `intervals` must span a bounded time (the matcher passes the retention period): the table has an
+    /// The intervals of `rpis` must span a bounded time (the matcher passes the retention period): the table has an
     /// entry for every day between the first and the last.
     public init(_ rpis: some Collection<(rpi: Bytes16, interval: ENIntervalNumber)>, toleranceIntervals: Int64) {
         guard let firstSeen = rpis.min(by: { $0.interval < $1.interval })?.interval,
@@ -41,27 +41,27 @@ public struct RPIFiltersByDay: Sendable {
     static func days(near interval: ENIntervalNumber, _ toleranceIntervals: Int64) -> ClosedRange<Int> {
         let n = Int64(interval.value)
         let perDay = Int64(ENIntervalNumber.intervalsPerDay)
-        return Int(max(0, n - toleranceIntervals) / perDay)...Int(min(Int64(UInt32.max), n + toleranceIntervals) / perDay)
+        return Int(max(0, n - toleranceIntervals) / perDay)
+            ... Int(min(Int64(UInt32.max), n + toleranceIntervals) / perDay)
     }
 
-    /// The filter for the RPIs of `day`; nil when no stored RPI can match any of them.
+    /// The filter for the RPIs of the day containing `interval`; nil when no stored RPI can match any of them.
     @inline(__always)
-    public func filter(forDay day: UInt32) -> RPIFilter? {
-        let i = Int(day) &- firstDay
+    public func filter(containing interval: ENIntervalNumber) -> RPIFilter? {
+        let i = Int(interval.value / ENIntervalNumber.intervalsPerDay) &- firstDay
         return i >= 0 && i < filters.count ? filters[i] : nil
     }
 
-    /// Whether any stored RPI can match an RPI of the `count` intervals from `start`.
+    /// Whether any stored RPI can match an RPI of the `count` intervals from `start` (at most a day's, so
+    /// they touch two days at most).
     public func coversAny(from start: ENIntervalNumber, count: Int) -> Bool {
         guard count > 0 else { return false }
-        let perDay = ENIntervalNumber.intervalsPerDay
-        let first = start.value / perDay
-        let last = (start.value &+ UInt32(count - 1)) / perDay
-        return filter(forDay: first) != nil || (last != first && filter(forDay: last) != nil)
+        let last = ENIntervalNumber(start.value &+ UInt32(count - 1))
+        return filter(containing: start) != nil || filter(containing: last) != nil
     }
 
     /// Whether `rpi`, derived for `interval`, may be stored: false means it is not.
     public func mayContain(_ rpi: Bytes16, at interval: ENIntervalNumber) -> Bool {
-        filter(forDay: interval.value / ENIntervalNumber.intervalsPerDay)?.mayContain(rpi) ?? false
+        filter(containing: interval)?.mayContain(rpi) ?? false
     }
 }

@@ -31,7 +31,8 @@ public struct RPIIndex: Sendable {
         for p in pairs { starts[Int(p.prefix) + 1] += 1 }
         for i in 1..<starts.count { starts[i] += starts[i - 1] }
         self.starts = starts
-        filters = RPIFiltersByDay(pairs.lazy.map { (rpi: $0.rpi, interval: $0.interval) }, toleranceIntervals: toleranceIntervals)
+        filters = RPIFiltersByDay(pairs.lazy.map { (rpi: $0.rpi, interval: $0.interval) },
+                                  toleranceIntervals: toleranceIntervals)
     }
 
     /// Calls `found(j, position)` for every RPI j of `batch` (j < `count`) and every stored sighting of it,
@@ -46,9 +47,9 @@ public struct RPIIndex: Sendable {
         var dayStart = 0
         while dayStart < count {
             // The batch's RPIs of one day: to the day's last interval, or to the batch's end.
-            let interval = batch.start.value &+ UInt32(dayStart)
-            let dayEnd = min(count, dayStart &+ Int(perDay &- interval % perDay))
-            filters.filter(forDay: interval / perDay)?.withProbe { probe in
+            let interval = ENIntervalNumber(batch.start.value &+ UInt32(dayStart))
+            let dayEnd = min(count, dayStart &+ Int(perDay &- interval.value % perDay))
+            filters.filter(containing: interval)?.withProbe { probe in
                 var next = dayStart
                 while true {
                     let j = probe.firstCovered(blocks, from: next, to: dayEnd)
