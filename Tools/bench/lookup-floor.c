@@ -7,6 +7,11 @@
  * RPIs of one day, for several filter shapes. It gives the floor that any implementation of those
  * shapes reaches on this core, so a Swift figure can be compared with it.
  *
+ * The RPIs a shape lets through cost nothing here. In the matcher each one costs a lookup in the sorted
+ * RPIs: a mispredicted branch and two cache misses, about 100 ns on the machine that measured
+ * "one 1,024-entry table" 3.7 points faster than enbeacon's shape here. In `bench match` the two came out
+ * level, because its 0.19 % of false positives (against 0.07 %) gave back what its tests saved.
+ *
  *   cc -O2 -o /tmp/lookup-floor Tools/bench/lookup-floor.c -lcrypto && /tmp/lookup-floor [RPIs per day]
  *
  * 1,670 RPIs per day is a 14-day store of 20,000 sightings (those near midnight count for two days);
