@@ -8,9 +8,10 @@
  * shapes reaches on this core, so a Swift figure can be compared with it.
  *
  * The RPIs a shape lets through cost nothing here. In the matcher each one costs a lookup in the sorted
- * RPIs: a mispredicted branch and two cache misses, about 100 ns on the machine that measured
- * "one 1,024-entry table" 3.7 points faster than enbeacon's shape here. In `bench match` the two came out
- * level, because its 0.19 % of false positives (against 0.07 %) gave back what its tests saved.
+ * RPIs: a mispredicted branch and two loads that miss the cache (the prefix table and the RPIs). On the
+ * machine where "one 1,024-entry table" measured 3.7 points faster than enbeacon's shape here, the two
+ * came out level in `bench match` (112-115 % at 20,000 sightings): its 0.19 % of false positives, against
+ * 0.07 %, gave back what its tests saved.
  *
  *   cc -O2 -o /tmp/lookup-floor Tools/bench/lookup-floor.c -lcrypto && /tmp/lookup-floor [RPIs per day]
  *
