@@ -1,4 +1,5 @@
 import Agent
+import ENCore
 import Store
 import SystemIO
 
@@ -10,9 +11,14 @@ import SystemIO
 /// short before its end (power cut) downloads again what it had processed; exposures are not duplicated.
 ///
 /// It also remembers the entry the last runs stopped on, when its download kept failing (network, 5xx), so
-/// that after `sync.give_up_after_runs` such runs the entry is skipped instead of wedging every sync.
+/// that after `sync.give_up_after_runs` such runs the entry is skipped instead of wedging every sync; and the
+/// keys of processed files that were still under embargo (SPEC §4), to be matched by the first run after it.
 public struct SyncCursor: Equatable, Sendable {
     public static let fileName = "keysync"
+    /// Keys held for a later run, at most: a server publishes a day's keys once the day is over, so even a
+    /// large region has a few thousand under embargo at a time. Beyond this, a server sending keys of the
+    /// future cannot grow the file.
+    public static let maxHeldKeys = 10_000
 
     /// An entry whose retries ran out, and in how many runs in a row.
     public struct Failing: Equatable, Sendable {
@@ -27,8 +33,27 @@ public struct SyncCursor: Equatable, Sendable {
     /// Unix seconds of the last sync that went through to its end.
     public var lastSuccess: Int64?
     public var failing: Failing?
+    /// Keys read while under embargo, in `ExposureID` order.
+    public var heldKeys: [DiagnosisKey] = []
 
     public init(server: String) { self.server = server }
+
+    /// Sets aside `keys` (those of one batch still under embargo) with the keys already held, keeping one
+    /// of each key and the first `maxHeldKeys`; the number that did not fit.
+    mutating func hold(_ keys: [DiagnosisKey]) -> Int {
+        var byID = Dictionary(heldKeys.map { (ExposureID(key: $0.tek), $0) }, uniquingKeysWith: { _, later in later })
+        for key in keys { byID[ExposureID(key: key.tek)] = key }
+        let all = byID.sorted { $0.key < $1.key }.map(\.value)
+        heldKeys = Array(all.prefix(Self.maxHeldKeys))
+        return all.count - heldKeys.count
+    }
+
+    /// Takes the held keys whose embargo is over at `unixSeconds` out of the cursor.
+    mutating func releaseHeldKeys(at unixSeconds: Int64) -> [DiagnosisKey] {
+        let due = heldKeys.filter { $0.usableFromUnixSeconds <= unixSeconds }
+        heldKeys.removeAll { $0.usableFromUnixSeconds <= unixSeconds }
+        return due
+    }
 
     /// Listed days not processed yet.
     func pendingDays(in days: [String]) -> [String] {
@@ -64,12 +89,38 @@ public struct SyncCursor: Equatable, Sendable {
         lines += processedDays.sorted().map { "day \($0)" }
         if let lastSuccess { lines.append("last_success \(lastSuccess)") }
         if let failing { lines.append("failing \(failing.runs) \(failing.entry)") }
+        lines += heldKeys.map { "held " + Self.heldLine($0) }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `KEYDATA ROLLING_START ROLLING_PERIOD TRANSMISSION_RISK REPORT_TYPE DAYS_SINCE_ONSET`, the last `-` when
+    /// the export did not say.
+    static func heldLine(_ key: DiagnosisKey) -> String {
+        "\(key.tek.keyData.hex) \(key.tek.rollingStart.value) \(key.tek.rollingPeriod) \(key.transmissionRiskLevel) "
+            + "\(key.reportType.rawValue) \(key.daysSinceOnsetOfSymptoms.map(String.init) ?? "-")"
+    }
+
+    /// A key as `heldLine` wrote it; nil for anything else, which a damaged file may hold.
+    static func heldKey(_ line: Substring) -> DiagnosisKey? {
+        let fields = line.split(separator: " ")
+        guard fields.count == 6, let keyData = Bytes16(hex: String(fields[0])), let start = UInt32(fields[1]),
+              let period = UInt32(fields[2]), (1...ENIntervalNumber.intervalsPerDay).contains(period),
+              let risk = Int32(fields[3]),
+              let type = Int(fields[4]).flatMap(ReportType.init(rawValue:)), type != .revoked, type != .recursive
+        else { return nil }
+        let onset: Int?
+        if fields[5] == "-" { onset = nil } else {
+            guard let days = Int32(fields[5]) else { return nil }
+            onset = Int(days)
+        }
+        return DiagnosisKey(tek: TemporaryExposureKey(keyData: keyData, rollingStart: ENIntervalNumber(start), rollingPeriod: period),
+                            transmissionRiskLevel: Int(risk), reportType: type, daysSinceOnsetOfSymptoms: onset)
     }
 
     init?(text: String) {
         var server: String?
         var cursor = SyncCursor(server: "")
+        var held: [DiagnosisKey] = []
         // Scalars, not characters, throughout: a value ending in CR (an index line cut there) would join "\r\n"
         // into one character and swallow the next line, and one starting with a combining mark would join the
         // space before it.
@@ -84,11 +135,14 @@ public struct SyncCursor: Equatable, Sendable {
             case "failing":
                 guard let gap = value.firstIndex(of: " "), let runs = Int(Substring(value[..<gap])) else { continue }
                 cursor.failing = Failing(entry: String(Substring(value[value.index(after: gap)...])), runs: runs)
+            case "held":
+                if let key = Self.heldKey(Substring(value)) { held.append(key) }
             default: continue
             }
         }
         guard let server else { return nil }
         cursor.server = server
+        _ = cursor.hold(held)
         self = cursor
     }
 }

@@ -19,6 +19,10 @@ import Glibc
 /// cursor moves past it; only network errors and 5xx (408, 429) are retried, and an export whose retries
 /// run out in `sync.give_up_after_runs` runs in a row is skipped too. The cursor moves in memory as entries
 /// are processed and is written once, when the run ends however it ends.
+///
+/// Every file is read once, so a key still under embargo when its file is read (a server that publishes a
+/// day's keys as soon as the day is over, read within the two hours after) is held in the cursor, and matched
+/// by the first run after its embargo ends.
 final class SyncRun {
     /// What a run works with; owned by `KeySync`.
     struct Context {
@@ -50,6 +54,10 @@ final class SyncRun {
         let entry: String
     }
 
+    /// The most a published key can still be under embargo: one that became valid just now, for a day, and
+    /// the two hours after (SPEC §4).
+    static let longestEmbargo = (Int64(ENIntervalNumber.intervalsPerDay) + 12) * ENIntervalNumber.secondsPerInterval
+
     let server: KeyServer
     private let settings: KeySyncSettings
     private var limits: KeySyncLimits { settings.limits }
@@ -79,6 +87,8 @@ final class SyncRun {
     /// Built from the stored sightings when the first batch needs it.
     private var detection: ExposureDetection?
     private var now: Int64 = 0
+    /// Keys of the run's files not valid yet (the detection lists them again after each batch).
+    private var notYetValidKeys = 0
     private var isOver = false
 
     private var isIndexed: Bool { if case .indexed = server { true } else { false } }
@@ -150,7 +160,28 @@ final class SyncRun {
             log.info("key sync: \(report.new) new exports listed; \(pending.count) now, \(report.deferred) in the next "
                      + "sync (sync.max_files)")
         }
+        guard matchReleasedKeys() else { return }
         process(0)
+    }
+
+    /// Matches the keys earlier runs held whose embargo is now over, as one more file; they leave the cursor
+    /// once their exposures are recorded. False when the run failed doing it. In one go, not in slices: at
+    /// most `SyncCursor.maxHeldKeys` keys, under 0.1 s even without AES instructions.
+    private func matchReleasedKeys() -> Bool {
+        var remaining = cursor
+        let released = remaining.releaseHeldKeys(at: now)
+        guard !released.isEmpty else { return true }
+        guard let detection = loadDetection() else { return false }
+        detection.beginFile("keys held until their embargo ended")
+        released.forEach(detection.consider)
+        detection.endFile()
+        guard record(detection) else { return false }
+        cursor.heldKeys = remaining.heldKeys
+        report.releasedKeys = released.count
+        report.keys = detection.keys
+        report.matchedKeys = detection.matched.count
+        log.info("key sync: matched \(released.count) key(s) held until their embargo ended")
+        return true
     }
 
     // MARK: Files
@@ -284,6 +315,7 @@ final class SyncRun {
                 report.refuse("dropped corrupt export \(line)")
             }
             guard record(detection) else { return }
+            hold(detection.embargoed)
             report.processed += 1
             processed(entry)
             process(index + 1)
@@ -331,6 +363,26 @@ final class SyncRun {
         }
         context.notifier.notifyPending(in: context.exposures)
         return true
+    }
+
+    /// Keeps the run's keys under embargo in the cursor (the detection lists all of them after each batch).
+    /// A key whose embargo ends more than a day after now was published before it was even valid: not held.
+    private func hold(_ embargoed: [DiagnosisKey]) {
+        let keys = embargoed.filter { $0.usableFromUnixSeconds <= now + Self.longestEmbargo }
+        if embargoed.count - keys.count > notYetValidKeys {
+            log.warn("key sync: \(embargoed.count - keys.count - notYetValidKeys) key(s) not valid yet, ignored")
+            notYetValidKeys = embargoed.count - keys.count
+        }
+        guard !keys.isEmpty else { return }
+        let before = cursor.heldKeys.count
+        let dropped = cursor.hold(keys)
+        report.heldKeys = keys.count
+        if dropped > 0 {
+            log.warn("key sync: \(dropped) key(s) under embargo not held: at most \(SyncCursor.maxHeldKeys) are")
+        }
+        if cursor.heldKeys.count > before {
+            log.info("key sync: \(cursor.heldKeys.count - before) key(s) under embargo held for a later sync")
+        }
     }
 
     /// An entry passed over for good: logged once, and the cursor moves past it.

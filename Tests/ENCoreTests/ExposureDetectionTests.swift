@@ -123,6 +123,29 @@ import Testing
         #expect(d.matched.map(\.key) == [met] && d.revoked.isEmpty && d.keys == 1)
     }
 
+    /// A key whose embargo is not over is set aside, not matched, for a caller that reads each file once;
+    /// a revocation or an abandoned file takes it back like a match.
+    @Test func keysUnderEmbargoAreSetAside() {
+        let met = key(), stranger = key(), revoked = key(), inAbandoned = key()
+        let d = ExposureDetection(matcher: KeyMatcher(sightings: sightings(of: met, scans: 3),
+                                                      now: Int64(Self.day.value + 144) * 600 + 7_199, schedule: schedule))
+        file(d, "a.zip", [met, stranger, revoked])
+        #expect(d.matched.isEmpty)
+        var revocation = revoked
+        revocation.reportType = .revoked
+        file(d, "b.zip", [revocation])
+        d.beginFile("c.zip")
+        d.consider(inAbandoned)
+        d.abandonFile()
+        #expect(Set(d.embargoed) == [met, stranger])
+
+        // A second later the embargo is over: the same keys match and none is set aside.
+        let after = ExposureDetection(matcher: KeyMatcher(sightings: sightings(of: met, scans: 3),
+                                                          now: Int64(Self.day.value + 144) * 600 + 7_200, schedule: schedule))
+        file(after, "a.zip", [met, stranger])
+        #expect(after.matched.map(\.key) == [met] && after.embargoed.isEmpty)
+    }
+
     @Test func withoutSightingsOnlyRevocationsAreSeen() {
         let d = ExposureDetection(matcher: nil)
         var revoked = key()

@@ -184,6 +184,8 @@ final class KeySyncWorld {
     private(set) var notifier: ExposureNotifier!
     private(set) var keySync: KeySync!
     private(set) var reports: [SyncReport] = []
+    /// How far ahead of the real time the key sync's clock runs, to reach a later day.
+    var wallClockAhead: Duration = .zero
 
     init() throws {
         now = Int64(Date().timeIntervalSince1970)
@@ -263,8 +265,9 @@ final class KeySyncWorld {
         let log = Logger(level: .debug) { [weak self] level, message in self?.logLines.append("\(level) \(message)") }
         exposures = ExposureLog(dataDirectory: dataDirectory, log: log)
         notifier = ExposureNotifier(loop: loop, settings: ExposureNotifier.Settings(configuration: configuration), log: log)
+        let clock = Clock(loop: LaterWallClock(loop, by: { [unowned self] in wallClockAhead }), policy: .trusted, log: log)
         keySync = KeySync(loop: loop, http: try HTTPClient(loop: loop), settings: settings,
-                          clock: Clock(loop: loop, policy: .trusted, log: log), store: store, exposures: exposures,
+                          clock: clock, store: store, exposures: exposures,
                           notifier: notifier, schedule: schedule, dataDirectory: dataDirectory, log: log)
         keySync.onRunFinished = { [weak self] report in self?.reports.append(report) }
     }
@@ -293,4 +296,34 @@ final class KeySyncWorld {
 
 extension Bytes16 {
     static func random() -> Bytes16 { Bytes16((0..<16).map { _ in UInt8.random(in: 0...255) })! }
+}
+
+/// A real loop whose wall clock runs `ahead()` of the system's, for a key sync that must see a later time:
+/// everything else goes to `base`.
+final class LaterWallClock: EventLoop {
+    let base: any EventLoop
+    let ahead: () -> Duration
+
+    init(_ base: any EventLoop, by ahead: @escaping () -> Duration) {
+        self.base = base
+        self.ahead = ahead
+    }
+
+    var now: MonotonicInstant { base.now }
+    var unixNanoseconds: Int64 {
+        let (seconds, attoseconds) = ahead().components
+        return base.unixNanoseconds + seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+    func setWallClock(unixNanoseconds: Int64) throws(WallClockError) { throw WallClockError(errno: EPERM) }
+    var defaultSliceBudget: SliceBudget { base.defaultSliceBudget }
+    func schedule(at deadline: MonotonicInstant, _ action: @escaping () -> Void) -> TimerHandle {
+        base.schedule(at: deadline, action)
+    }
+    func cancel(_ timer: TimerHandle) { base.cancel(timer) }
+    func watch(fd: Int32, for interest: FDInterest, _ handler: @escaping (FDReadiness) -> Void) -> WatchHandle {
+        base.watch(fd: fd, for: interest, handler)
+    }
+    func update(_ watch: WatchHandle, interest: FDInterest) { base.update(watch, interest: interest) }
+    func unwatch(_ watch: WatchHandle) { base.unwatch(watch) }
+    func stop() { base.stop() }
 }

@@ -126,6 +126,46 @@ import Agent
         #expect(SyncCursor(text: "garbage\n") == nil)
     }
 
+    /// Keys under embargo survive a restart in the cursor, one per key, and leave it once their embargo ends.
+    @Test func cursorHoldsKeysUnderEmbargoUntilTheyAreDue() throws {
+        let day = ENIntervalNumber(2_930_000 / 144 * 144)
+        let key = { (byte: UInt8, start: ENIntervalNumber, period: UInt32, onset: Int?) in
+            DiagnosisKey(tek: TemporaryExposureKey(keyData: Bytes16([UInt8](repeating: byte, count: 16))!, rollingStart: start,
+                                                   rollingPeriod: period),
+                         transmissionRiskLevel: 6, reportType: .selfReport, daysSinceOnsetOfSymptoms: onset)
+        }
+        let a = key(1, day, 144, -3), b = key(2, day.advanced(by: 100)!, 20, nil)
+        var cursor = SyncCursor(server: "s")
+        #expect(cursor.hold([b, a]) == 0)
+        var revised = a
+        revised.reportType = .confirmedTest
+        #expect(cursor.hold([revised]) == 0, "one entry per key: the later report replaces the earlier")
+        #expect(cursor.heldKeys.count == 2 && cursor.heldKeys.contains(revised) && cursor.heldKeys.contains(b))
+        #expect(cursor.text.contains("held 01010101010101010101010101010101 \(day.value) 144 6 1 -3\n"))
+
+        // Read back; lines a damaged file may hold are passed over.
+        let damaged = cursor.text + ["held 0101 1 1 1 1 -", "held \(String(repeating: "03", count: 16)) 5 0 1 1 -",
+                                     "held \(String(repeating: "04", count: 16)) 5 10 1 5 -",
+                                     "held \(String(repeating: "05", count: 16)) 5 10 1 1"].joined(separator: "\n")
+        var restarted = try #require(SyncCursor(text: damaged))
+        #expect(restarted == cursor)
+
+        // b's embargo ends 2 hours after interval 120 of the day; a's, 2 hours after the day.
+        let bDue = (Int64(day.value) + 120 + 12) * 600
+        #expect(restarted.releaseHeldKeys(at: bDue - 1).isEmpty)
+        #expect(restarted.releaseHeldKeys(at: bDue) == [b])
+        #expect(restarted.heldKeys == [revised])
+        #expect(!restarted.text.contains("held 0202"))
+
+        var full = SyncCursor(server: "s")
+        let many = (0..<SyncCursor.maxHeldKeys + 5).map { i in
+            DiagnosisKey(tek: TemporaryExposureKey(keyData: Bytes16((0..<16).map { UInt8(truncatingIfNeeded: i >> ($0 % 4 * 8)) &+ UInt8($0) })!,
+                                                   rollingStart: day))
+        }
+        #expect(full.hold(many) == 5, "a server that floods the badge with keys of the future cannot grow the file")
+        #expect(full.heldKeys.count == SyncCursor.maxHeldKeys)
+    }
+
     @Test func dayListsAreStrict() throws {
         #expect(try KeyServerListing.days(Array("[\"2026-11-02\",\"2026-11-01\"]".utf8)) == ["2026-11-01", "2026-11-02"])
         for bad in ["{}", "[\"2026-02-30\"]", "[\"../../etc\"]", "[1]", "not json"] {

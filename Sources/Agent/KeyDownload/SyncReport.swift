@@ -35,6 +35,10 @@ public struct SyncReport: Equatable, Sendable {
     public var keys = 0
     public var matchedKeys = 0
     public var revokedKeys = 0
+    /// Keys still under embargo when read (SPEC §4), held for a later run, and keys held by earlier runs
+    /// whose embargo ended, matched by this one.
+    public var heldKeys = 0
+    public var releasedKeys = 0
     public var newExposures = 0
     /// Wall time waiting for downloads (including retry waits), verifying, and matching (slices only).
     public var downloadTime: Duration = .zero
@@ -59,6 +63,8 @@ public struct SyncReport: Equatable, Sendable {
         if retries > 0 { parts.append("\(retries) retries") }
         parts.append("\(keys) keys, \(matchedKeys) matched")
         if revokedKeys > 0 { parts.append("\(revokedKeys) revoked") }
+        if heldKeys > 0 { parts.append("\(heldKeys) held until their embargo ends") }
+        if releasedKeys > 0 { parts.append("\(releasedKeys) matched after their embargo") }
         parts.append("\(newExposures) new exposure(s)")
         parts.append("\(bytes) bytes")
         return parts.joined(separator: ", ")

@@ -12,6 +12,8 @@
 /// - **Revocation**: a key with report type REVOKED removes its match and is remembered, so that no file read
 ///   later brings it back (the agent's exposure log keeps the same tombstones across runs).
 /// - **Scoring**: v1 and v2 through `ExposureScoring`, one `Exposure` per standing match.
+/// - **Embargo**: a key that may not be matched yet (SPEC §4) is set aside in `embargoed`, for a caller that
+///   reads each file once (the agent's key sync) to match it again once its embargo is over.
 ///
 /// Files are transactions: `beginFile`, keys, then `endFile` — or `abandonFile` when the file turned out
 /// corrupt past its header, which takes back everything its keys did.
@@ -33,6 +35,7 @@ public final class ExposureDetection {
         var matches: [ExposureID: Match] = [:]
         var order: [ExposureID] = []
         var revoked: [ExposureID: UTCDay] = [:]
+        var embargoed: [ExposureID: DiagnosisKey] = [:]
         var revocations = 0
         var keys = 0
     }
@@ -51,6 +54,11 @@ public final class ExposureDetection {
     /// Every revoked key seen, with its day (the exposure log's tombstones).
     public var revoked: [(id: ExposureID, day: UTCDay)] {
         state.revoked.map { ($0.key, $0.value) }.sorted { $0.id < $1.id }
+    }
+    /// The keys that could not be matched because their embargo was not over, unless revoked since; ordered
+    /// by `ExposureID`. Empty without sightings: a key's RPIs were all on air before its embargo began.
+    public var embargoed: [DiagnosisKey] {
+        state.embargoed.sorted { $0.key < $1.key }.map(\.value)
     }
     /// Matches removed by a revocation.
     public var revocations: Int { state.revocations }
@@ -80,12 +88,16 @@ public final class ExposureDetection {
         let id = ExposureID(key: key.tek)
         if key.reportType == .revoked {
             state.revoked[id] = UTCDay(key.tek.rollingStart)
+            state.embargoed[id] = nil
             if state.matches.removeValue(forKey: id) != nil { state.revocations += 1 }
             return
         }
         guard state.revoked[id] == nil, let matcher else { return }
         let hits = matcher.match(key)
-        guard !hits.isEmpty else { return }
+        guard !hits.isEmpty else {
+            if key.reportType != .recursive && matcher.isEmbargoed(key) { state.embargoed[id] = key }
+            return
+        }
         let match = Match(key: key, id: id, hits: hits, matchedKey: Self.matchedKey(key, hits: hits, in: matcher.sightings),
                           file: file)
         if state.matches.updateValue(match, forKey: id) == nil { state.order.append(id) }

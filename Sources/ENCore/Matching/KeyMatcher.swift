@@ -60,6 +60,9 @@ public final class KeyMatcher {
         firstSeenByRPI = first
     }
 
+    /// Whether `key` may not be matched yet: its embargo (SPEC §4) ends after the time this matcher matches at.
+    public func isEmbargoed(_ key: DiagnosisKey) -> Bool { nowUnixSeconds < key.usableFromUnixSeconds }
+
     /// The hits of one key (empty for most keys), in sighting order.
     @_optimize(speed)  // the hot loop: ENCore is built for size, this is built for speed
     public func match(_ key: DiagnosisKey) -> [Hit] {
@@ -69,7 +72,7 @@ public final class KeyMatcher {
             statistics.notReportable += 1
             return []
         }
-        guard nowUnixSeconds >= key.usableFromUnixSeconds else {
+        guard !isEmbargoed(key) else {
             statistics.embargoed += 1
             return []
         }

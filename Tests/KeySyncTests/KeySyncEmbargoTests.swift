@@ -1,0 +1,52 @@
+import Agent
+import ENCore
+import Foundation
+import Testing
+import KeySync
+
+/// A key read while still under embargo (SPEC §4) is matched by the first sync after its embargo ends,
+/// although that sync downloads nothing: each file is read once.
+@Suite struct KeySyncEmbargoTests {
+    @Test func aKeyUnderEmbargoWhenReadIsMatchedByTheFirstSyncAfterItsEnd() throws {
+        let world = try KeySyncWorld()
+        // A key whose validity ended 10 intervals ago, met while it was valid: usable 2 hours after its end,
+        // so 20 to 30 minutes from now.
+        let current = ENIntervalNumber(unixSeconds: world.now)!
+        let tek = TemporaryExposureKey(keyData: Bytes16.random(), rollingStart: current.advanced(by: -30)!, rollingPeriod: 20)
+        sightings(of: tek, from: tek.rollingStart.unixSeconds + 300, minutes: 30, schedule: world.schedule)
+            .forEach(world.store.append)
+        try world.store.flush()
+        let key = DiagnosisKey(tek: tek, transmissionRiskLevel: 4)
+        world.publish(world.export([key] + world.strangers(5)), at: "today.zip")
+        world.publishIndex(["today.zip"])
+        let server = ["keyserver.style = folder", "keyserver.base_url = file://\(world.root)"]
+        try world.makeKeySync(server)
+
+        let first = try world.syncNow()
+        #expect(first.outcome == .succeeded && first.processed == 1)
+        #expect((first.heldKeys, first.newExposures) == (1, 0))
+        #expect(world.exposures.exposures.isEmpty)
+        let cursor = try String(contentsOfFile: world.dataDirectory + "/keysync", encoding: .utf8)
+        #expect(cursor.contains("held \(tek.keyData.hex) \(tek.rollingStart.value) 20 4 1 -\n"))
+        #expect(first.summary.contains("1 held until their embargo ends"))
+
+        // Still under embargo a minute later: nothing new to download, and the key stays held.
+        world.wallClockAhead = .seconds(60)
+        let early = try world.syncNow()
+        #expect((early.new, early.releasedKeys, early.newExposures) == (0, 0, 0))
+
+        // Three hours later, after a restart: the held key is read back from the cursor and matched.
+        world.wallClockAhead = .seconds(3 * 3600)
+        try world.makeKeySync(server)
+        let later = try world.syncNow()
+        #expect(later.outcome == .succeeded)
+        #expect((later.new, later.processed, later.releasedKeys, later.newExposures) == (0, 0, 1, 1))
+        #expect(world.exposures.exposures.map(\.id) == [ExposureID(key: tek)])
+        #expect(!(try String(contentsOfFile: world.dataDirectory + "/keysync", encoding: .utf8)).contains("held "))
+
+        // Matched once: the next sync has nothing to add.
+        let again = try world.syncNow()
+        #expect((again.releasedKeys, again.newExposures) == (0, 0))
+        #expect(world.exposures.exposures.count == 1)
+    }
+}
