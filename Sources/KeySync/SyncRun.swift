@@ -87,8 +87,6 @@ final class SyncRun {
     /// Built from the stored sightings when the first batch needs it.
     private var detection: ExposureDetection?
     private var now: Int64 = 0
-    /// Keys of the run's files not valid yet (the detection lists them again after each batch).
-    private var notYetValidKeys = 0
     private var isOver = false
 
     private var isIndexed: Bool { if case .indexed = server { true } else { false } }
@@ -178,8 +176,7 @@ final class SyncRun {
         guard record(detection) else { return false }
         cursor.heldKeys = remaining.heldKeys
         report.releasedKeys = released.count
-        report.keys = detection.keys
-        report.matchedKeys = detection.matched.count
+        tally(detection)
         log.info("key sync: matched \(released.count) key(s) held until their embargo ended")
         return true
     }
@@ -307,15 +304,12 @@ final class SyncRun {
             }
             report.matchTime += outcome.elapsed
             report.matchSlices += outcome.slices
-            report.keys = detection.keys
-            report.matchedKeys = detection.matched.count
-            report.revokedKeys = detection.revoked.count
+            tally(detection)
             for line in outcome.corruptFiles {
                 log.warn("key sync: dropped corrupt export \(line)")
                 report.refuse("dropped corrupt export \(line)")
             }
             guard record(detection) else { return }
-            hold(detection.embargoed)
             report.processed += 1
             processed(entry)
             process(index + 1)
@@ -365,13 +359,21 @@ final class SyncRun {
         return true
     }
 
-    /// Keeps the run's keys under embargo in the cursor (the detection lists all of them after each batch).
-    /// A key whose embargo ends more than a day after now was published before it was even valid: not held.
-    private func hold(_ embargoed: [DiagnosisKey]) {
+    /// The run's figures for what its detection has read so far.
+    private func tally(_ detection: ExposureDetection) {
+        report.keys = detection.keys
+        report.matchedKeys = detection.matched.count
+        report.revokedKeys = detection.revoked.count
+    }
+
+    /// Keeps the run's keys under embargo in the cursor, once, as it is written: a key of a file the cursor
+    /// has not moved past yet is held too, and held once more when the file is read again. A key whose
+    /// embargo ends more than a day after now was published before it was even valid: not held.
+    private func holdEmbargoedKeys() {
+        guard let embargoed = detection?.embargoed, !embargoed.isEmpty else { return }
         let keys = embargoed.filter { $0.usableFromUnixSeconds <= now + Self.longestEmbargo }
-        if embargoed.count - keys.count > notYetValidKeys {
-            log.warn("key sync: \(embargoed.count - keys.count - notYetValidKeys) key(s) not valid yet, ignored")
-            notYetValidKeys = embargoed.count - keys.count
+        if keys.count < embargoed.count {
+            log.warn("key sync: \(embargoed.count - keys.count) key(s) not valid yet, ignored")
         }
         guard !keys.isEmpty else { return }
         let before = cursor.heldKeys.count
@@ -420,6 +422,7 @@ final class SyncRun {
 
     /// The run's one write of the cursor.
     private func save() {
+        holdEmbargoedKeys()
         do { try cursor.save(dataDirectory: context.dataDirectory) } catch {
             // Not fatal: the next run repeats some downloads, and exposures are not duplicated.
             log.error("key sync: cannot save the cursor: \(error)")
