@@ -11,6 +11,7 @@ max_bytes=$((9700 * 1000))
 # SwiftPM links executables with --export-dynamic (so tests can load them): 9,000 symbols and 700 KB of
 # dynamic symbol tables that nothing on a board looks up (libcurl is dlopen'ed and needs none of ours).
 flags=(-c release --static-swift-stdlib --experimental-lto-mode=full -Xlinker --no-export-dynamic)
+mkdir -p .build  # a fresh clone has none yet, and tee would fail before swift build makes it
 swift build "${flags[@]}" 2>&1 | tee .build/release-build.log >/dev/null || {
   cat .build/release-build.log; exit 1; }
 if grep -q "warning:" .build/release-build.log; then
