@@ -1,8 +1,9 @@
 import ENCore
 import EventLoop
 
-/// Feeds the keys of one complete export batch to the run's `ExposureDetection`, in loop slices of
-/// `keysPerSlice` keys, so the radio and the console keep running while millions of keys go by.
+/// Feeds the keys of one complete export batch (or the keys held until their embargo ended) to the run's
+/// `ExposureDetection`, in loop slices of `keysPerSlice` keys, so the radio and the console keep running
+/// while millions of keys go by.
 ///
 /// Keys stream out of each file's resumable iterator, read 64 KiB at a time from the downloaded file, and
 /// only matches are kept: memory is the detection's index and hits, whatever the files hold. Each file is
@@ -11,8 +12,32 @@ import EventLoop
 final class BatchMatchJob {
     /// One file of the batch, and the name the log gives it.
     struct File {
-        var export: VerifiedExportFile
+        enum Keys {
+            case export(VerifiedExportFile)
+            /// Keys already in memory: those the cursor held until their embargo ended.
+            case held([DiagnosisKey])
+        }
+
+        var keys: Keys
         var name: String
+
+        /// A function that hands out the file's keys one at a time, nil after the last.
+        func makeKeySource() throws -> () throws -> DiagnosisKey? {
+            switch keys {
+            case .export(let export):
+                let iterator = try export.makeKeyIterator()
+                return { try iterator.next()?.key }
+            case .held(let held):
+                var iterator = held.makeIterator()
+                return { iterator.next() }
+            }
+        }
+
+        /// How the log names the file when it turns out corrupt.
+        var label: String {
+            guard case .export(let export) = keys else { return name }
+            return "\(name) (file \(export.batch.number) of \(export.batch.batch))"
+        }
     }
 
     struct Outcome {
@@ -26,7 +51,8 @@ final class BatchMatchJob {
     private let detection: ExposureDetection
     private let loop: any EventLoop
     private var fileIndex = 0
-    private var iterator: ExportKeyIterator?
+    /// The current file's keys; nil between files.
+    private var nextKey: (() throws -> DiagnosisKey?)?
     private var outcome = Outcome()
     private var job: SlicedJob?
 
@@ -52,35 +78,34 @@ final class BatchMatchJob {
     func cancel() {
         job?.cancel()
         job = nil
-        if iterator != nil { detection.abandonFile() }
-        iterator = nil
+        if nextKey != nil { detection.abandonFile() }
+        nextKey = nil
     }
 
     /// One key, or the move to the next file.
     private func step() -> SliceResult {
         do {
-            if iterator == nil {
+            if nextKey == nil {
                 guard fileIndex < files.count else { return .done }
                 detection.beginFile(files[fileIndex].name)
-                iterator = try files[fileIndex].export.makeKeyIterator()
+                nextKey = try files[fileIndex].makeKeySource()
             }
-            if let next = try iterator?.next() {
-                detection.consider(next.key)
+            if let key = try nextKey?() {
+                detection.consider(key)
             } else {
                 detection.endFile()
                 nextFile()
             }
         } catch {
             detection.abandonFile()
-            let file = files[fileIndex]
-            outcome.corruptFiles.append("\(file.name) (file \(file.export.batch.number) of \(file.export.batch.batch)): \(error)")
+            outcome.corruptFiles.append("\(files[fileIndex].label): \(error)")
             nextFile()
         }
         return .more
     }
 
     private func nextFile() {
-        iterator = nil
+        nextKey = nil
         fileIndex += 1
     }
 }

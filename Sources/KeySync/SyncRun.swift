@@ -158,27 +158,35 @@ final class SyncRun {
             log.info("key sync: \(report.new) new exports listed; \(pending.count) now, \(report.deferred) in the next "
                      + "sync (sync.max_files)")
         }
-        guard matchReleasedKeys() else { return }
-        process(0)
+        matchReleasedKeys { [unowned self] in process(0) }
     }
 
-    /// Matches the keys earlier runs held whose embargo is now over, as one more file; they leave the cursor
-    /// once their exposures are recorded. False when the run failed doing it. In one go, not in slices: at
-    /// most `SyncCursor.maxHeldKeys` keys, under 0.1 s even without AES instructions.
-    private func matchReleasedKeys() -> Bool {
+    /// Matches the keys earlier runs held whose embargo is now over, as one more file, in loop slices like a
+    /// downloaded batch: `SyncCursor.maxHeldKeys` keys take 84 ms on x86 with AES and SHA instructions hidden
+    /// from libcrypto (`bench match`), and a Pi's core is several times slower. They leave the cursor once
+    /// their exposures are recorded; then `next`, unless the run failed or was cancelled meanwhile (the
+    /// cursor still holds them then).
+    private func matchReleasedKeys(then next: @escaping () -> Void) {
         var remaining = cursor
         let released = remaining.releaseHeldKeys(at: now)
-        guard !released.isEmpty else { return true }
-        guard let detection = loadDetection() else { return false }
-        detection.beginFile("keys held until their embargo ended")
-        released.forEach(detection.consider)
-        detection.endFile()
-        guard record(detection) else { return false }
-        cursor.heldKeys = remaining.heldKeys
-        report.releasedKeys = released.count
-        tally(detection)
-        log.info("key sync: matched \(released.count) key(s) held until their embargo ended")
-        return true
+        guard !released.isEmpty else { return next() }
+        guard let detection = loadDetection() else { return }
+        let job = BatchMatchJob(files: [.init(keys: .held(released), name: "keys held until their embargo ended")],
+                                detection: detection, loop: context.loop)
+        matchJob = job
+        job.start(keysPerSlice: settings.keysPerSlice) { [weak self] outcome in
+            guard let self else { return }
+            matchJob = nil
+            guard !isOver else { return }
+            report.matchTime += outcome.elapsed
+            report.matchSlices += outcome.slices
+            guard record(detection) else { return }
+            cursor.heldKeys = remaining.heldKeys
+            report.releasedKeys = released.count
+            tally(detection)
+            log.info("key sync: matched \(released.count) key(s) held until their embargo ended")
+            next()
+        }
     }
 
     // MARK: Files
@@ -291,7 +299,7 @@ final class SyncRun {
     private func match(_ files: [Held], entry: String, index: Int) {
         guard let detection = loadDetection() else { return }
         onPhase(.matching(file: index + 1, of: pending.count))
-        let job = BatchMatchJob(files: files.map { BatchMatchJob.File(export: $0.export, name: $0.entry) },
+        let job = BatchMatchJob(files: files.map { BatchMatchJob.File(keys: .export($0.export), name: $0.entry) },
                                 detection: detection, loop: context.loop)
         matchJob = job
         job.start(keysPerSlice: settings.keysPerSlice) { [weak self] outcome in
