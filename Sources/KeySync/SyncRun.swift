@@ -170,20 +170,11 @@ final class SyncRun {
         var remaining = cursor
         let released = remaining.releaseHeldKeys(at: now)
         guard !released.isEmpty else { return next() }
-        guard let detection = loadDetection() else { return }
-        let job = BatchMatchJob(files: [.init(keys: .held(released), name: "keys held until their embargo ended")],
-                                detection: detection, loop: context.loop)
-        matchJob = job
-        job.start(keysPerSlice: settings.keysPerSlice) { [weak self] outcome in
-            guard let self else { return }
-            matchJob = nil
-            guard !isOver else { return }
-            report.matchTime += outcome.elapsed
-            report.matchSlices += outcome.slices
+        let held = BatchMatchJob.File(keys: .held(released), name: "keys held until their embargo ended")
+        runMatchJob([held]) { [unowned self] detection, _ in
             guard record(detection) else { return }
             cursor.heldKeys = remaining.heldKeys
             report.releasedKeys = released.count
-            tally(detection)
             log.info("key sync: matched \(released.count) key(s) held until their embargo ended")
             next()
         }
@@ -297,22 +288,12 @@ final class SyncRun {
     }
 
     private func match(_ files: [Held], entry: String, index: Int) {
-        guard let detection = loadDetection() else { return }
-        onPhase(.matching(file: index + 1, of: pending.count))
-        let job = BatchMatchJob(files: files.map { BatchMatchJob.File(keys: .export($0.export), name: $0.entry) },
-                                detection: detection, loop: context.loop)
-        matchJob = job
-        job.start(keysPerSlice: settings.keysPerSlice) { [weak self] outcome in
-            guard let self else { return }
-            matchJob = nil
-            guard !isOver else { return }
+        runMatchJob(files.map { .init(keys: .export($0.export), name: $0.entry) },
+                    phase: .matching(file: index + 1, of: pending.count)) { [unowned self] detection, outcome in
             for file in files {
                 file.source.close()
                 removeDownload(file.source.path)
             }
-            report.matchTime += outcome.elapsed
-            report.matchSlices += outcome.slices
-            tally(detection)
             for line in outcome.corruptFiles {
                 log.warn("key sync: dropped corrupt export \(line)")
                 report.refuse("dropped corrupt export \(line)")
@@ -321,6 +302,25 @@ final class SyncRun {
             report.processed += 1
             processed(entry)
             process(index + 1)
+        }
+    }
+
+    /// Feeds `files` to the run's detection in loop slices (in `phase`, if given); then, unless the run has
+    /// ended meanwhile, counts the job's time and the detection's figures in the report and calls `matched`.
+    private func runMatchJob(_ files: [BatchMatchJob.File], phase: KeySyncStatus.Phase? = nil,
+                             matched: @escaping (ExposureDetection, BatchMatchJob.Outcome) -> Void) {
+        guard let detection = loadDetection() else { return }
+        if let phase { onPhase(phase) }
+        let job = BatchMatchJob(files: files, detection: detection, loop: context.loop)
+        matchJob = job
+        job.start(keysPerSlice: settings.keysPerSlice) { [weak self] outcome in
+            guard let self else { return }
+            matchJob = nil
+            guard !isOver else { return }
+            report.matchTime += outcome.elapsed
+            report.matchSlices += outcome.slices
+            tally(detection)
+            matched(detection, outcome)
         }
     }
 
