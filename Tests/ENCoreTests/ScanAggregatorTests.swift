@@ -39,4 +39,19 @@ import Testing
         let s = agg.finish(secondsSincePreviousScan: 0)
         #expect(s.count == 2 && s[0].reports == 300)
     }
+
+    /// A flood's count is of beacons: a phone is reported many times a scan, and each report past the cap
+    /// counted as one more beacon told staff of a flood several times its size.
+    @Test func beaconsOverTheCapAreCountedOncePerBeacon() {
+        var agg = ScanAggregator(maximumDistinct: 256)
+        var random = SplitMix64(seed: 7)
+        let beacons = (0..<10_000).map { _ in Bytes16((0..<16).map { _ in UInt8.random(in: 0...255, using: &random) })! }
+        let aem = AssociatedEncryptedMetadata(word: 0)
+        for _ in 0..<2 {
+            for rpi in beacons { agg.add(rpi: rpi, aem: aem, rssi: -60, at: 0) }
+        }
+        #expect(agg.dropped == 10_000 - 256)
+        #expect(agg.finish(secondsSincePreviousScan: 0).count == 256)
+        #expect(agg.dropped == 0, "each scan counts its own")
+    }
 }

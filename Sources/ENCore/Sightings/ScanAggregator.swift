@@ -16,14 +16,28 @@ public struct ScanAggregator: Sendable {
     private var accumulators: [Key: Accumulator] = [:]
     /// Bounded: a hostile crowd of advertisers cannot grow a scan's state without limit.
     public let maximumDistinct: Int
-    public private(set) var dropped = 0
+    /// Beacons past the cap are remembered only by a hash, and only this many of them: enough to count a
+    /// flood exactly, bounded so that counting it costs at most a few hundred KB.
+    public let maximumCounted: Int
+    /// The hashes of the beacons not kept: a phone is heard about sixteen times a scan, so counting reports
+    /// would tell staff of a flood sixteen times larger than it was.
+    private var droppedBeacons: Set<Int> = []
+    /// Reports of beacons past the cap once `maximumCounted` of them were counted.
+    private var uncounted = 0
+
+    /// Beacons not kept because the scan already held `maximumDistinct`: exact up to `maximumCounted`
+    /// beacons, and beyond that at least this many (each further report counts as one).
+    public var dropped: Int { droppedBeacons.count + uncounted }
 
     private struct Key: Hashable, Sendable {
         var rpi: Bytes16
         var aem: AssociatedEncryptedMetadata
     }
 
-    public init(maximumDistinct: Int = 4096) { self.maximumDistinct = maximumDistinct }
+    public init(maximumDistinct: Int = 4096) {
+        self.maximumDistinct = maximumDistinct
+        maximumCounted = max(4 * maximumDistinct, 16_384)
+    }
 
     public var isEmpty: Bool { order.isEmpty }
 
@@ -41,7 +55,11 @@ public struct ScanAggregator: Sendable {
             return
         }
         guard order.count < maximumDistinct else {
-            dropped += 1
+            if droppedBeacons.count < maximumCounted {
+                droppedBeacons.insert(key.hashValue)
+            } else if !droppedBeacons.contains(key.hashValue) {
+                uncounted += 1
+            }
             return
         }
         order.append(key)
@@ -55,7 +73,8 @@ public struct ScanAggregator: Sendable {
         defer {
             order.removeAll(keepingCapacity: true)
             accumulators.removeAll(keepingCapacity: true)
-            dropped = 0
+            droppedBeacons.removeAll()
+            uncounted = 0
         }
         return order.map { key in
             let a = accumulators[key]!
