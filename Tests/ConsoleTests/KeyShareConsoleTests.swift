@@ -53,6 +53,14 @@ import TestSupport
         #expect(help.contains("  keys share status ") && help.contains("  keys share cancel ") && help.contains("  keys share "))
         #expect(badge.answer("help keys share status").hasPrefix("usage: keys share status\n"))
         #expect(badge.answer("help keys share").contains("keys share status follows the share; keys share cancel ends it."))
+        // A command that heads a group lists the group: `help keys` alone used to hide export and share.
+        let keysHelp = badge.answer("help keys")
+        #expect(keysHelp.hasPrefix("usage: keys "), "\(keysHelp)")
+        for name in ["keys export", "keys share", "keys share status", "keys share cancel"] {
+            #expect(keysHelp.contains("\n  \(name) "), "\(name) in \(keysHelp)")
+        }
+        #expect(badge.answer("help keys share").contains("\n  keys share status "))
+        #expect(badge.answer("help sync").contains("\n  sync now "))
         #expect(badge.table.completions(forLinePrefix: "keys sh").candidates == ["share"])
         #expect(badge.table.completions(forLinePrefix: "keys share ").candidates == ["cancel", "status"])
         #expect(badge.table.completions(forLinePrefix: "keys share 1234 --").candidates.contains("--test-date"))

@@ -152,6 +152,11 @@ public final class CommandTable {
     }
 
     /// Commands named "`first` something".
+    /// The commands whose name begins with `words` and goes on, sorted by name.
+    private func commands(extending words: [String]) -> [ConsoleCommand] {
+        commands.filter { $0.words.count > words.count && Array($0.words.prefix(words.count)) == words }
+    }
+
     private func groupMembers(_ first: String) -> [ConsoleCommand] {
         membersByFirstWord[first] ?? []
     }
@@ -276,12 +281,16 @@ public final class CommandTable {
             return request.json ? .json(listJSON(commands)) : .text(listText("commands", commands))
         }
         let name = request.arguments.joined(separator: " ")
+        // `keys` is a command and the head of `keys export`, `keys share`…: its help lists them too, or
+        // nobody reading `help keys` learns that they exist.
+        let longer = commands(extending: request.arguments)
         if let command = byName[name] {
-            return request.json ? .json(commandJSON(command)) : .text(helpText(command))
+            if request.json { return .json(commandJSON(command)) }
+            let text = helpText(command)
+            return .text(longer.isEmpty ? text : text + "\n" + listText("\(name) commands", longer))
         }
-        let members = groupMembers(request.arguments[0])
-        if request.arguments.count == 1, !members.isEmpty {
-            return request.json ? .json(listJSON(members)) : .text(listText("\(name) commands", members))
+        if !longer.isEmpty {
+            return request.json ? .json(listJSON(longer)) : .text(listText("\(name) commands", longer))
         }
         guard case .unknown(let typed, let names) = resolve(request.arguments) else {
             return .error(unknownCommandMessage(name, []))
