@@ -161,13 +161,17 @@ public final class Clock {
 
     /// "+15 d 0 h", "-1 h 0 min", "+3 s": a jump's size for people (without the sign: how long ago).
     static func words(_ d: Duration, signed: Bool = true) -> String {
-        let s = d.components.seconds
-        let sign = signed ? (s < 0 ? "-" : "+") : ""
-        let a = abs(s)
-        if a >= 86_400 { return "\(sign)\(a / 86_400) d \(a % 86_400 / 3600) h" }
-        if a >= 3600 { return "\(sign)\(a / 3600) h \(a % 3600 / 60) min" }
-        if a >= 60 { return "\(sign)\(a / 60) min \(a % 60) s" }
-        return "\(sign)\(a) s"
+        let (seconds, attoseconds) = d.components
+        let sign = signed ? (seconds < 0 || attoseconds < 0 ? "-" : "+") : ""
+        // Rounded to the nearest unit shown: a jump of +15 days is measured a hair short of it (the
+        // monotonic clock moved on while the wall clock was read) and must not read "+14 d 23 h".
+        let milliseconds = abs(seconds) * 1000 + abs(attoseconds) / 1_000_000_000_000_000
+        for (large, largeName, small, smallName) in [(Int64(86_400), "d", Int64(3600), "h"), (3600, "h", 60, "min"),
+                                                     (60, "min", 1, "s")] {
+            let rounded = (milliseconds + small * 500) / (small * 1000) * small
+            if rounded >= large { return "\(sign)\(rounded / large) \(largeName) \(rounded % large / small) \(smallName)" }
+        }
+        return "\(sign)\((milliseconds + 500) / 1000) s"
     }
 
     private func becomeTrusted(_ why: String) {
