@@ -33,19 +33,33 @@ public struct SyncCursor: Equatable, Sendable {
     /// Unix seconds of the last sync that went through to its end.
     public var lastSuccess: Int64?
     public var failing: Failing?
-    /// Keys read while under embargo, in `ExposureID` order.
+    /// Keys read while under embargo, in the order first held.
     public var heldKeys: [DiagnosisKey] = []
 
     public init(server: String) { self.server = server }
 
-    /// Sets aside `keys` (those of one batch still under embargo) with the keys already held, keeping one
-    /// of each key and the first `maxHeldKeys`; the number that did not fit.
+    /// Sets aside `keys` (those of a run still under embargo) after the keys already held, one entry per key
+    /// (a later report replaces an earlier one in its place) and at most `maxHeldKeys`; the number that did not
+    /// fit. Linear, no sort: it runs in one turn of the loop.
     mutating func hold(_ keys: [DiagnosisKey]) -> Int {
-        var byID = Dictionary(heldKeys.map { (ExposureID(key: $0.tek), $0) }, uniquingKeysWith: { _, later in later })
-        for key in keys { byID[ExposureID(key: key.tek)] = key }
-        let all = byID.sorted { $0.key < $1.key }.map(\.value)
-        heldKeys = Array(all.prefix(Self.maxHeldKeys))
-        return all.count - heldKeys.count
+        var index: [ExposureID: Int] = [:]
+        index.reserveCapacity(heldKeys.count + min(keys.count, Self.maxHeldKeys))
+        var kept: [DiagnosisKey] = []
+        kept.reserveCapacity(min(heldKeys.count + keys.count, Self.maxHeldKeys))
+        var dropped = 0
+        for key in heldKeys + keys {
+            let id = ExposureID(key: key.tek)
+            if let at = index[id] {
+                kept[at] = key
+            } else if kept.count < Self.maxHeldKeys {
+                index[id] = kept.count
+                kept.append(key)
+            } else {
+                dropped += 1
+            }
+        }
+        heldKeys = kept
+        return dropped
     }
 
     /// Takes the held keys whose embargo is over at `unixSeconds` out of the cursor.

@@ -104,6 +104,12 @@ final class SyncRun {
         // Old exposures are the agent's housekeeping, which deletes only while the clock permits it.
         now = context.clock.unixSeconds
         report.startedAt = now
+        // Held keys whose embargo has ended are matched first: that needs no network, so a badge whose key
+        // server is unreachable still learns of an exposure it can already see.
+        matchReleasedKeys { [unowned self] in fetchListing() }
+    }
+
+    private func fetchListing() {
         let url = server.listingURL
         let cap = isIndexed ? limits.maxIndexBytes : KeySyncLimits.maxDayListBytes
         fetch(isListing: true, phase: .listing, { [unowned self] done in
@@ -158,7 +164,7 @@ final class SyncRun {
             log.info("key sync: \(report.new) new exports listed; \(pending.count) now, \(report.deferred) in the next "
                      + "sync (sync.max_files)")
         }
-        matchReleasedKeys { [unowned self] in process(0) }
+        process(0)
     }
 
     /// Matches the keys earlier runs held whose embargo is now over, as one more file, in loop slices like a
@@ -171,7 +177,7 @@ final class SyncRun {
         let released = remaining.releaseHeldKeys(at: now)
         guard !released.isEmpty else { return next() }
         let held = BatchMatchJob.File(keys: .held(released), name: "keys held until their embargo ended")
-        runMatchJob([held]) { [unowned self] detection, _ in
+        runMatchJob([held], phase: .matchingHeldKeys) { [unowned self] detection, _ in
             guard record(detection) else { return }
             cursor.heldKeys = remaining.heldKeys
             report.releasedKeys = released.count
@@ -339,7 +345,9 @@ final class SyncRun {
             return nil
         }
         let matcher = sightings.isEmpty ? nil : KeyMatcher(sightings: sightings, now: now, schedule: context.schedule)
-        let built = ExposureDetection(matcher: matcher)
+        // Keys under embargo are bounded as they stream in: a file of a million of them costs counters.
+        let hold = EmbargoHold(usableBy: now + Self.longestEmbargo, capacity: SyncCursor.maxHeldKeys)
+        let built = ExposureDetection(matcher: matcher, hold: hold)
         detection = built
         return built
     }
@@ -378,20 +386,21 @@ final class SyncRun {
     /// has not moved past yet is held too, and held once more when the file is read again. A key whose
     /// embargo ends more than a day after now was published before it was even valid: not held.
     private func holdEmbargoedKeys() {
-        guard let embargoed = detection?.embargoed, !embargoed.isEmpty else { return }
-        let keys = embargoed.filter { $0.usableFromUnixSeconds <= now + Self.longestEmbargo }
-        if keys.count < embargoed.count {
-            log.warn("key sync: \(embargoed.count - keys.count) key(s) not valid yet, ignored")
+        guard let detection else { return }
+        let counts = detection.embargoCounts
+        if counts.notValidYet > 0 {
+            report.notValidYetKeys = counts.notValidYet
+            log.warn("key sync: \(counts.notValidYet) key(s) not valid yet, ignored")
         }
-        guard !keys.isEmpty else { return }
         let before = cursor.heldKeys.count
-        let dropped = cursor.hold(keys)
-        report.heldKeys = keys.count
+        let dropped = counts.overCapacity + cursor.hold(detection.embargoed)
+        report.heldKeys = cursor.heldKeys.count - before
+        report.droppedHeldKeys = dropped
         if dropped > 0 {
             log.warn("key sync: \(dropped) key(s) under embargo not held: at most \(SyncCursor.maxHeldKeys) are")
         }
-        if cursor.heldKeys.count > before {
-            log.info("key sync: \(cursor.heldKeys.count - before) key(s) under embargo held for a later sync")
+        if report.heldKeys > 0 {
+            log.info("key sync: \(report.heldKeys) key(s) under embargo held for a later sync")
         }
     }
 

@@ -128,7 +128,8 @@ import Testing
     @Test func keysUnderEmbargoAreSetAside() {
         let met = key(), stranger = key(), revoked = key(), inAbandoned = key()
         let d = ExposureDetection(matcher: KeyMatcher(sightings: sightings(of: met, scans: 3),
-                                                      now: Int64(Self.day.value + 144) * 600 + 7_199, schedule: schedule))
+                                                      now: Int64(Self.day.value + 144) * 600 + 7_199, schedule: schedule),
+                                  hold: EmbargoHold(usableBy: .max, capacity: 100))
         file(d, "a.zip", [met, stranger, revoked])
         #expect(d.matched.isEmpty)
         var revocation = revoked
@@ -138,12 +139,40 @@ import Testing
         d.consider(inAbandoned)
         d.abandonFile()
         #expect(Set(d.embargoed) == [met, stranger])
+        #expect(d.embargoCounts == { var c = EmbargoCounts(); c.held = 2; return c }())
 
         // A second later the embargo is over: the same keys match and none is set aside.
         let after = ExposureDetection(matcher: KeyMatcher(sightings: sightings(of: met, scans: 3),
                                                           now: Int64(Self.day.value + 144) * 600 + 7_200, schedule: schedule))
         file(after, "a.zip", [met, stranger])
         #expect(after.matched.map(\.key) == [met] && after.embargoed.isEmpty)
+    }
+
+    /// What is set aside is bounded while the keys stream in: keys beyond the capacity, and keys not valid
+    /// until after `usableBy`, are counted and dropped at once, however many a file holds.
+    @Test func keysSetAsideAreBoundedAsTheyStreamIn() {
+        let now = Int64(Self.day.value + 144) * 600 + 7_199
+        let d = ExposureDetection(matcher: KeyMatcher(sightings: sightings(of: key(), scans: 3), now: now, schedule: schedule),
+                                  hold: EmbargoHold(usableBy: now + 86_400, capacity: 3))
+        let keys = (0..<5).map { _ in key() }
+        var future = key()
+        future.tek = TemporaryExposureKey(keyData: future.tek.keyData, rollingStart: Self.day.advanced(by: 2 * 144)!)
+        file(d, "a.zip", keys + [future])
+        var revised = keys[1]
+        revised.reportType = .selfReport
+        file(d, "b.zip", [revised])
+        #expect(d.embargoed == [keys[0], revised, keys[2]], "the first three, in the order read; a revision in place")
+        var counts = EmbargoCounts()
+        counts.held = 3
+        counts.overCapacity = 2
+        counts.notValidYet = 1
+        #expect(d.embargoCounts == counts)
+
+        var revocation = keys[0]
+        revocation.reportType = .revoked
+        file(d, "c.zip", [revocation, keys[3]])
+        #expect(d.embargoed == [revised, keys[2], keys[3]], "a revocation frees its place")
+        #expect(d.embargoCounts.held == 3)
     }
 
     @Test func withoutSightingsOnlyRevocationsAreSeen() {

@@ -3,6 +3,7 @@ import ENCore
 import Foundation
 import Testing
 import KeySync
+import TestSupport
 
 /// A key read while still under embargo (SPEC §4) is matched by the first sync after its embargo ends,
 /// although that sync downloads nothing: each file is read once.
@@ -55,5 +56,54 @@ import KeySync
         let again = try world.syncNow()
         #expect((again.releasedKeys, again.newExposures) == (0, 0))
         #expect(world.exposures.exposures.count == 1)
+    }
+
+    /// Matching a held key needs no network: when its embargo ends while the key server is down, the next
+    /// sync still matches it (before its listing fails), and says so in its phase.
+    @Test func aHeldKeyIsMatchedWhenItsEmbargoEndsEvenWithTheKeyServerDown() throws {
+        let world = try KeySyncWorld()
+        let current = ENIntervalNumber(unixSeconds: world.now)!
+        let tek = TemporaryExposureKey(keyData: Bytes16.random(), rollingStart: current.advanced(by: -30)!, rollingPeriod: 20)
+        sightings(of: tek, from: tek.rollingStart.unixSeconds + 300, minutes: 30, schedule: world.schedule)
+            .forEach(world.store.append)
+        try world.store.flush()
+        // 120 keys of the same intervals, never met: held too, so the matching takes several loop slices.
+        let unmet = (0..<120).map { _ in
+            DiagnosisKey(tek: TemporaryExposureKey(keyData: Bytes16.random(), rollingStart: tek.rollingStart, rollingPeriod: 20),
+                         transmissionRiskLevel: 4)
+        }
+        world.publish(world.export([DiagnosisKey(tek: tek, transmissionRiskLevel: 4)] + unmet), at: "today.zip")
+        world.publishIndex(["today.zip"])
+        var (server, port) = try TestServers.pythonHTTPServer(root: world.root)
+        try world.makeKeySync(["keyserver.index_url = http://127.0.0.1:\(port)/index.txt"])
+        let first = try world.syncNow()
+        #expect(first.outcome == .succeeded && first.heldKeys == 121)
+
+        // The server goes away; three hours later the key's embargo is over.
+        server.kill()
+        world.wallClockAhead = .seconds(3 * 3600)
+        var phases: [String] = []
+        let before = world.reports.count
+        #expect(world.keySync.syncNow() == .started)
+        #expect(world.loop.run(until: {
+            let phase = world.keySync.status.phase.name
+            if phases.last != phase { phases.append(phase) }
+            return world.reports.count > before && (world.notifier.command?.running ?? 0) == 0
+        }, timeout: .seconds(60)))
+        let down = world.reports[before]
+        guard case .failed(let reason) = down.outcome else { throw TestFailure("expected the listing to fail: \(down)") }
+        #expect(reason.hasPrefix("listing http://127.0.0.1:\(port)/index.txt: "), "\(reason)")
+        #expect((down.releasedKeys, down.newExposures) == (121, 1))
+        #expect(world.exposures.exposures.map(\.id) == [ExposureID(key: tek)])
+        #expect(phases.contains("matchingHeldKeys"), "\(phases)")
+        #expect(!(try String(contentsOfFile: world.dataDirectory + "/keysync", encoding: .utf8)).contains("held "),
+                "matched once: the cursor no longer holds it")
+
+        // Back up: nothing is matched twice.
+        (server, port) = try TestServers.pythonHTTPServer(root: world.root, port: port)
+        defer { server.kill() }
+        let again = try world.syncNow()
+        #expect(again.outcome == .succeeded)
+        #expect((again.releasedKeys, again.newExposures) == (0, 0) && world.exposures.exposures.count == 1)
     }
 }

@@ -68,9 +68,9 @@ enum TestServers {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Tools/keyserver/keyserver.py").path
 
-    /// `python3 -m http.server` on 127.0.0.1 serving `root`, and the port it chose.
-    static func pythonHTTPServer(root: String) throws -> (ServerProcess, Int) {
-        let server = try ServerProcess(["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+    /// `python3 -m http.server` on 127.0.0.1 serving `root` (on `port`, or one it chooses), and its port.
+    static func pythonHTTPServer(root: String, port: Int = 0) throws -> (ServerProcess, Int) {
+        let server = try ServerProcess(["python3", "-u", "-m", "http.server", "\(port)", "--bind", "127.0.0.1",
                                         "--directory", root])
         guard let line = server.waitForLine(containing: "Serving HTTP"),
               let port = line.split(separator: " ").dropFirst(5).first.flatMap({ Int($0) }) else {

@@ -6,6 +6,9 @@ public struct KeySyncStatus: Equatable, Sendable {
         case waitingForClock
         case idle
         case listing
+        /// Matching the keys held by earlier syncs whose embargo has ended (before the listing, which they
+        /// do not need).
+        case matchingHeldKeys
         case downloading(file: Int, of: Int)
         /// Checking the signature of a downloaded export.
         case verifying(file: Int, of: Int)
@@ -20,6 +23,7 @@ public struct KeySyncStatus: Equatable, Sendable {
             case .waitingForClock: "waitingForClock"
             case .idle: "idle"
             case .listing: "listing"
+            case .matchingHeldKeys: "matchingHeldKeys"
             case .downloading: "downloading"
             case .verifying: "verifying"
             case .matching: "matching"
@@ -34,6 +38,7 @@ public struct KeySyncStatus: Equatable, Sendable {
             case .waitingForClock: "waiting for a trusted clock"
             case .idle: "idle"
             case .listing: "fetching the list of exports"
+            case .matchingHeldKeys: "matching keys held until their embargo ended"
             case .downloading(let file, let count): "downloading export \(file) of \(count)"
             case .verifying(let file, let count): "checking the signature of export \(file) of \(count)"
             case .matching(let file, let count): "matching the keys of export \(file) of \(count)"

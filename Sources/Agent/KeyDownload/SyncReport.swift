@@ -39,6 +39,10 @@ public struct SyncReport: Equatable, Sendable {
     /// whose embargo ended, matched by this one.
     public var heldKeys = 0
     public var releasedKeys = 0
+    /// Keys under embargo not held: `SyncCursor.maxHeldKeys` were held already, or the key was not valid until
+    /// more than a day after the sync (published before it could even be used).
+    public var droppedHeldKeys = 0
+    public var notValidYetKeys = 0
     public var newExposures = 0
     /// Wall time waiting for downloads (including retry waits), verifying, and matching (slices only).
     public var downloadTime: Duration = .zero
@@ -64,6 +68,8 @@ public struct SyncReport: Equatable, Sendable {
         parts.append("\(keys) keys, \(matchedKeys) matched")
         if revokedKeys > 0 { parts.append("\(revokedKeys) revoked") }
         if heldKeys > 0 { parts.append("\(heldKeys) held until their embargo ends") }
+        if droppedHeldKeys > 0 { parts.append("\(droppedHeldKeys) under embargo not held (the most held is reached)") }
+        if notValidYetKeys > 0 { parts.append("\(notValidYetKeys) not valid yet, ignored") }
         if releasedKeys > 0 { parts.append("\(releasedKeys) matched after their embargo") }
         parts.append("\(newExposures) new exposure(s)")
         parts.append("\(bytes) bytes")

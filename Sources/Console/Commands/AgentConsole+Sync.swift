@@ -45,15 +45,17 @@ extension AgentConsole {
                               ("rejected", report.rejected), ("skipped", report.skipped), ("deferred", report.deferred),
                               ("retries", report.retries),
                               ("bytes", report.bytes), ("keys", report.keys), ("matchedKeys", report.matchedKeys),
-                              ("revokedKeys", report.revokedKeys), ("newExposures", report.newExposures)] {
+                              ("revokedKeys", report.revokedKeys), ("heldKeys", report.heldKeys),
+                              ("releasedKeys", report.releasedKeys), ("droppedHeldKeys", report.droppedHeldKeys),
+                              ("notValidYetKeys", report.notValidYetKeys), ("newExposures", report.newExposures)] {
             o.integer(name, value)
         }
         o.raw("refusals", JSON.array(report.refusals.map(JSONText.quoted)))
         return .json(o.text)
     }
 
-    /// `phase` is a stable word (notConfigured, waitingForClock, idle, listing, downloading, verifying, matching,
-    /// retrying), `state` the same in words; `file`/`of` number the export a phase is about; `lastRun` is the
+    /// `phase` is a stable word (notConfigured, waitingForClock, idle, listing, matchingHeldKeys, downloading,
+    /// verifying, matching, retrying), `state` the same in words; `file`/`of` number the export a phase is about; `lastRun` is the
     /// last run's outcome and figures, with the refusals that explain its skipped and rejected files.
     static func syncStatusJSON(_ status: KeySyncStatus?) -> String {
         let s = status ?? KeySyncStatus()

@@ -13,7 +13,9 @@
 ///   later brings it back (the agent's exposure log keeps the same tombstones across runs).
 /// - **Scoring**: v1 and v2 through `ExposureScoring`, one `Exposure` per standing match.
 /// - **Embargo**: a key that may not be matched yet (SPEC §4) is set aside in `embargoed`, for a caller that
-///   reads each file once (the agent's key sync) to match it again once its embargo is over.
+///   reads each file once (the agent's key sync) to match it again once its embargo is over. What is set
+///   aside is bounded as the keys stream in (`EmbargoHold`): a file of a million keys under embargo, or of
+///   keys of the future, costs a counter, not memory.
 ///
 /// Files are transactions: `beginFile`, keys, then `endFile` — or `abandonFile` when the file turned out
 /// corrupt past its header, which takes back everything its keys did.
@@ -36,18 +38,27 @@ public final class ExposureDetection {
         var order: [ExposureID] = []
         var revoked: [ExposureID: UTCDay] = [:]
         var embargoed: [ExposureID: DiagnosisKey] = [:]
+        /// `embargoed`'s keys in the order they were first set aside: a caller gets them without a sort.
+        var embargoOrder: [ExposureID] = []
+        var embargoCounts = EmbargoCounts()
         var revocations = 0
         var keys = 0
     }
 
     /// Nil when there are no sightings.
     public let matcher: KeyMatcher?
+    /// Which keys under embargo are set aside, and how many at most.
+    public let hold: EmbargoHold
     private var state = State()
     /// The state before the file being read, to go back to if it is abandoned.
     private var beforeFile: State?
     private var file = ""
 
-    public init(matcher: KeyMatcher?) { self.matcher = matcher }
+    /// Keys under embargo are only counted unless `hold` says which to set aside (the agent's key sync).
+    public init(matcher: KeyMatcher?, hold: EmbargoHold = .none) {
+        self.matcher = matcher
+        self.hold = hold
+    }
 
     /// The matches still standing, in the order they were first found.
     public var matched: [Match] { state.order.compactMap { state.matches[$0] } }
@@ -55,11 +66,13 @@ public final class ExposureDetection {
     public var revoked: [(id: ExposureID, day: UTCDay)] {
         state.revoked.map { ($0.key, $0.value) }.sorted { $0.id < $1.id }
     }
-    /// The keys that could not be matched because their embargo was not over, unless revoked since; ordered
-    /// by `ExposureID`. Empty without sightings: a key's RPIs were all on air before its embargo began.
+    /// The keys set aside because their embargo was not over, unless revoked since, in the order first seen:
+    /// at most `hold.capacity`. Empty without sightings: a key's RPIs were all on air before its embargo began.
     public var embargoed: [DiagnosisKey] {
-        state.embargoed.sorted { $0.key < $1.key }.map(\.value)
+        state.embargoOrder.compactMap { state.embargoed[$0] }
     }
+    /// What became of the keys under embargo: set aside, or left out and why.
+    public var embargoCounts: EmbargoCounts { state.embargoCounts }
     /// Matches removed by a revocation.
     public var revocations: Int { state.revocations }
     /// Valid keys considered, revoked ones included.
@@ -88,19 +101,38 @@ public final class ExposureDetection {
         let id = ExposureID(key: key.tek)
         if key.reportType == .revoked {
             state.revoked[id] = UTCDay(key.tek.rollingStart)
-            state.embargoed[id] = nil
+            if state.embargoed.removeValue(forKey: id) != nil {
+                state.embargoOrder.removeAll { $0 == id }
+                state.embargoCounts.held -= 1
+            }
             if state.matches.removeValue(forKey: id) != nil { state.revocations += 1 }
             return
         }
         guard state.revoked[id] == nil, let matcher else { return }
         let hits = matcher.match(key)
         guard !hits.isEmpty else {
-            if key.reportType != .recursive && matcher.isEmbargoed(key) { state.embargoed[id] = key }
+            if key.reportType != .recursive && matcher.isEmbargoed(key) { setAside(key, id: id) }
             return
         }
         let match = Match(key: key, id: id, hits: hits, matchedKey: Self.matchedKey(key, hits: hits, in: matcher.sightings),
                           file: file)
         if state.matches.updateValue(match, forKey: id) == nil { state.order.append(id) }
+    }
+
+    /// Keeps a key under embargo for later, if the hold allows: bounded here, as the file streams.
+    private func setAside(_ key: DiagnosisKey, id: ExposureID) {
+        if state.embargoed[id] != nil {
+            // The same key again (a revision): the later report replaces the earlier, in its place.
+            state.embargoed[id] = key
+        } else if key.usableFromUnixSeconds > hold.usableBy {
+            state.embargoCounts.notValidYet += 1
+        } else if state.embargoed.count >= hold.capacity {
+            state.embargoCounts.overCapacity += 1
+        } else {
+            state.embargoed[id] = key
+            state.embargoOrder.append(id)
+            state.embargoCounts.held += 1
+        }
     }
 
     /// The standing matches scored: one `Exposure` each, unless v1 finds no exposure in it.
