@@ -11,7 +11,7 @@ extension HTTPClient: HealthAuthorityTransport {
         -> () -> Void {
         var call = Request(url: request.url, maximumBytes: Self.healthAuthorityAnswerLimit, caFile: request.caFile)
         call.connectTimeout = .seconds(20)
-        call.timeout = .seconds(60)
+        call.timeout = HealthAuthorityRequest.timeout
         call.minimumRateWindow = .seconds(30)
         let transfer = post(call, Post(body: request.body, headers: request.headers)) { result in
             switch result {

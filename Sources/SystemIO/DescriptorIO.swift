@@ -63,6 +63,17 @@ public enum DescriptorIO {
         }
     }
 
+    /// Whether a socket has bytes waiting to be read, without taking them (MSG_PEEK): what a server asks
+    /// before it judges a connection idle.
+    public static func hasBytesWaiting(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        while true {
+            let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT) | Int32(MSG_PEEK))
+            if count >= 0 { return count > 0 }
+            if errno != EINTR { return false }
+        }
+    }
+
     /// Whether `fd` is a socket, which `send` serves better than `write` (no SIGPIPE, no flag juggling):
     /// the console socket's connections, a TCP or user-channel transport, stdout under systemd's journal.
     public static func isSocket(_ fd: Int32) -> Bool {

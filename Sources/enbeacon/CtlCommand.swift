@@ -18,7 +18,8 @@ enum CtlCommand {
                                      unit's) when an agent listens there
           --json                     the answer as JSON (the same as --json after the command)
           --timeout SECONDS          how long to wait for the answer (default \(defaultAnswerSeconds), sync now
-                                     \(defaultSyncAnswerSeconds)); a live stream waits for ever once it runs
+                                     \(defaultSyncAnswerSeconds), keys share CODE \(shareAnswerSeconds)); a live stream
+                                     waits for ever once it runs
           --connect-timeout SECONDS  how long to wait for the agent to take the connection (default \(defaultConnectSeconds))
         Options after COMMAND belong to the command. Commands that reveal keys, delete data or change what
         the badge runs or trusts need --yes here (the console on a terminal asks instead). enbeacon ctl
@@ -29,6 +30,32 @@ enum CtlCommand {
     static let defaultAnswerSeconds = 30
     /// `sync now` answers when the download and the matching are done.
     static let defaultSyncAnswerSeconds = 1800
+    /// `keys share CODE` answers once the verification server has: the agent's own bound on that request,
+    /// and a margin for loading libcurl and writing DATA/share.
+    static let shareAnswerSeconds = Int(HealthAuthorityRequest.timeout.components.seconds) + 30
+
+    /// How long to wait for the agent's answer to `words`: as long as the agent may take to do the work.
+    static func answerSeconds(for words: [String]) -> Int {
+        if words.prefix(2) == ["sync", "now"] { return defaultSyncAnswerSeconds }
+        if isShare(words) { return shareAnswerSeconds }
+        return defaultAnswerSeconds
+    }
+
+    /// `keys share CODE`, not its `status` or `cancel`.
+    static func isShare(_ words: [String]) -> Bool {
+        words.count >= 3 && words.prefix(2) == ["keys", "share"] && !["status", "cancel"].contains(words[2])
+    }
+
+    /// For a timeout: what may still be under way in the agent, and where its outcome shows.
+    static func stillUnderWay(_ words: [String]) -> String {
+        if words.prefix(2) == ["sync", "now"] {
+            return "; the sync goes on in the agent: enbeacon ctl sync shows its progress and outcome"
+        }
+        if isShare(words) {
+            return "; the key share may still be under way: enbeacon ctl keys share status shows its outcome"
+        }
+        return ""
+    }
 
     struct Request: Hashable {
         var dataDirectory: String
@@ -90,7 +117,7 @@ enum CtlCommand {
         let directory = dataDirectory ?? DefaultDataDirectory.forClient
         var request = Request(dataDirectory: directory, json: json, words: words)
         request.connectSeconds = connectSeconds ?? defaultConnectSeconds
-        request.answerSeconds = answerSeconds ?? (words.prefix(2) == ["sync", "now"] ? defaultSyncAnswerSeconds : defaultAnswerSeconds)
+        request.answerSeconds = answerSeconds ?? Self.answerSeconds(for: words)
         return request
     }
 
@@ -98,8 +125,38 @@ enum CtlCommand {
     ///
     /// Nothing waits for ever: the agent must take the connection within the connect timeout (a frozen
     /// agent's full backlog would otherwise hold ctl in connect), and each part of the answer must arrive
-    /// within the answer timeout, except the lines of a `live` stream once it has started.
+    /// within the answer timeout, except the lines of a `live` stream once it has started. When the agent
+    /// says it closed the connection before running the command (its connections were all taken), the
+    /// command is sent again, for as long as the connect timeout.
     static func run(_ request: Request, out: FileOutput, err: FileOutput) -> Int32 {
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        var delayMilliseconds: Int64 = 20
+        while true {
+            switch once(request, out: out, err: err) {
+            case .finished(let status):
+                return status
+            case .notRun(let reason):
+                var now = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                let elapsed = Int64(now.tv_sec - start.tv_sec) * 1000 + Int64(now.tv_nsec - start.tv_nsec) / 1_000_000
+                guard elapsed + delayMilliseconds < Int64(request.connectSeconds) * 1000 else {
+                    err.write(request.json ? reason + "\n" : "enbeacon ctl: \(reason)\n")
+                    return 1
+                }
+                usleep(useconds_t(delayMilliseconds * 1000))
+                delayMilliseconds = min(delayMilliseconds * 2, 250)
+            }
+        }
+    }
+
+    private enum Attempt {
+        case finished(Int32)
+        /// The agent closed the connection without running the command; why, in its words.
+        case notRun(String)
+    }
+
+    private static func once(_ request: Request, out: FileOutput, err: FileOutput) -> Attempt {
         let path = ConsoleSocketServer.path(dataDirectory: request.dataDirectory)
         let fd: Int32
         do {
@@ -110,7 +167,7 @@ enum CtlCommand {
                     + "(connect timeout; it may be stuck, or its console overloaded)"
                 : connectionFailure(error.code, directory: request.dataDirectory, path: path)
             err.write("enbeacon ctl: \(reason)\n")
-            return 1
+            return .finished(1)
         }
         defer { close(fd) }
         UnixSocket.setTimeout(SO_RCVTIMEO, .seconds(request.answerSeconds), on: fd)
@@ -127,8 +184,8 @@ enum CtlCommand {
             case .timedOut:
                 let waited = status == nil ? "did not answer" : "stopped in the middle of its answer"
                 err.write("enbeacon ctl: the agent \(waited) within \(request.answerSeconds) s "
-                          + "(answer timeout; --timeout SECONDS waits longer)\n")
-                return 1
+                          + "(answer timeout; --timeout SECONDS waits longer)\(stillUnderWay(request.words))\n")
+                return .finished(1)
             case .ended:
                 // ECONNRESET after the answer: the agent closed with bytes of ours unread; the answer is complete.
                 break receiving
@@ -160,15 +217,16 @@ enum CtlCommand {
         }
         switch status {
         case true?:
-            return 0
+            return .finished(0)
         case false?:
             while errorBody.last == 0x0A { errorBody.removeLast() }
             let reason = String(decoding: errorBody, as: UTF8.self)
+            if ConsoleFraming.commandDidNotRun(reason) { return .notRun(reason) }
             err.write(request.json ? reason + "\n" : "enbeacon ctl: \(reason)\n")
-            return 1
+            return .finished(1)
         case nil:
             err.write("enbeacon ctl: \(path) did not answer as the agent's console does\n")
-            return 1
+            return .finished(1)
         }
     }
 

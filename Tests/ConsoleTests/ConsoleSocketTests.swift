@@ -139,6 +139,24 @@ import Console
         #expect(!second.isDone)
     }
 
+    /// Idleness is judged by what is in the socket: a connection whose line arrived in the same turn of the
+    /// loop as a newcomer, not read yet, is not the one to give way (it used to be, as `isIdle` looked only
+    /// at what had been read).
+    @Test func aConnectionWhoseLineIsWaitingIsNeverEvictedAsIdle() throws {
+        let fixture = try Fixture { $0.maxConnections = 1 }
+        let waiting = try UnixSocket.connect(to: fixture.server.path)
+        defer { close(waiting) }
+        #expect(fixture.loop.run(until: { fixture.server.connectionCount == 1 }))
+        // Its line and a newcomer arrive before the loop's next turn.
+        _ = "status\n".withCString { send(waiting, $0, 7, Int32(MSG_NOSIGNAL)) }
+        let newcomer = try fixture.client()
+        let answer = Collector(loop: fixture.loop, fd: waiting)
+        #expect(fixture.loop.run(until: { answer.ended }))
+        #expect(answer.text == "ok\nstatus: fine\n")
+        #expect(fixture.loop.run(until: { newcomer.isDone || fixture.server.connectionCount == 1 }))
+        #expect(!newcomer.isDone || newcomer.answer == "error\nbusy: 1 console connections are open, try again\n")
+    }
+
     /// Connections that are all working (here two `live` streams) are not cut off for a newcomer.
     @Test func connectionsBeyondTheCapAreRefusedWhenNoneIsIdle() throws {
         let fixture = try Fixture { $0.maxConnections = 2 }

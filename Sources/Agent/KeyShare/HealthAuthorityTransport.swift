@@ -11,6 +11,10 @@ public protocol HealthAuthorityTransport: AnyObject {
 
 /// One POST to the verification server or the key server.
 public struct HealthAuthorityRequest: Sendable {
+    /// The longest one request may take, connection included, before a transport gives up on it: so also the
+    /// longest `keys share CODE` waits, since it answers once the verification server has.
+    public static let timeout: Duration = .seconds(60)
+
     public var url: String
     /// `Name: value` lines: the content type, the API key, `X-Chaff`.
     public var headers: [String]

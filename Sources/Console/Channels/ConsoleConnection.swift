@@ -38,8 +38,12 @@ final class ConsoleConnection {
     private var readsInput = true
     private var scratch = [UInt8](repeating: 0, count: 4096)
 
-    /// Still waiting for its command line: the connection the server may close to make room.
-    var isIdle: Bool { phase == .readingRequest }
+    /// Bytes of a request have been received.
+    private var receivedAny = false
+
+    /// Has sent nothing, not even bytes still waiting in the socket to be read: the connection the server may
+    /// close to make room. A client whose line is in the socket but not read yet is not idle.
+    var isIdle: Bool { phase == .readingRequest && !receivedAny && !DescriptorIO.hasBytesWaiting(fd) }
 
     init(fd: Int32, loop: any EventLoop, table: CommandTable, settings: ConsoleSocketServer.Settings, log: Logger,
          onClose: @escaping (ConsoleConnection) -> Void) {
@@ -112,6 +116,7 @@ final class ConsoleConnection {
         switch outcome {
         case .transferred(let count):
             guard phase == .readingRequest else { return }  // after the request: ignored
+            receivedAny = true
             for event in reader.feed(scratch[0..<count]) {
                 guard phase == .readingRequest else { break }
                 switch event {

@@ -9,6 +9,16 @@ public enum ConsoleFraming {
     public static let ok = "ok"
     public static let error = "error"
 
+    /// The error bodies of a connection closed before its command ran: at the cap, an idle connection makes
+    /// room, or a newcomer is refused. The command did not run, so a client may send it again.
+    static let evicted = "closed: "
+    static let busy = "busy: "
+
+    /// Whether an `error` answer's body says the command was never run (`evicted`, `busy`).
+    public static func commandDidNotRun(_ body: String) -> Bool {
+        body.hasPrefix(evicted) || body.hasPrefix(busy)
+    }
+
     /// The whole answer for a finished command.
     static func answer(ok: Bool, body: String) -> [UInt8] {
         var text = (ok ? Self.ok : Self.error) + "\n" + body

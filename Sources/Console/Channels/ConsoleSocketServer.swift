@@ -11,7 +11,10 @@ import Glibc
 /// hold up the loop or the others: a client that never sends, never reads or sends too much is cut
 /// off by a limit (see `Settings`). At `maxConnections`, a new client takes the place of the oldest
 /// one that has not sent its command yet; only when every connection is working (a `live` stream, an
-/// answer being written or waited for) is it refused at once. The agent's own console (stdin or a
+/// answer being written or waited for) is it refused at once. Idleness is judged by what is in the socket,
+/// not by what was read, and at the cap one newcomer is weighed per turn of the loop, so every connection
+/// has had a turn to send before it can be judged idle: clients that reconnect as fast as they are closed
+/// cannot push out a `ctl` whose line is waiting. The agent's own console (stdin or a
 /// serial line) is a `ConsoleSession`, not a connection: it never counts against the cap.
 public final class ConsoleSocketServer {
     public struct Settings: Sendable {
@@ -87,7 +90,12 @@ public final class ConsoleSocketServer {
     private func acceptClients() {
         guard let listener else { return }
         // A bounded batch per wake-up, so a flood of connections cannot monopolise one loop iteration.
-        for _ in 0..<16 {
+        for accepted in 0..<16 {
+            // At the cap, one newcomer per turn of the loop, and only at its start: a connection accepted
+            // in this turn has had no chance to send its line yet, so it must not be weighed as idle. The
+            // listener stays readable, and the next turn takes the next newcomer.
+            let atCap = connections.count >= settings.maxConnections
+            if atCap && accepted > 0 { return }
             // accept4 is not in Swift's Glibc module; the flags are set right after instead (the loop is
             // single-threaded and never forks, so no child can inherit the descriptor in between).
             let fd = accept(listener, nil, nil)
@@ -101,26 +109,35 @@ public final class ConsoleSocketServer {
             }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            if connections.count >= settings.maxConnections {
-                // Connections that have not sent their command yet give way to a new one, oldest first:
-                // idle clients cannot keep staff out for the request timeout, let alone for ever.
-                guard let idle = connections.first(where: \.isIdle) else {
-                    refuse(fd)
-                    continue
-                }
-                idle.evict("closed: \(settings.maxConnections) console connections were open and this one had sent no command")
+            guard atCap else {
+                admit(fd)
+                continue
             }
-            let connection = ConsoleConnection(fd: fd, loop: loop, table: table, settings: settings, log: log) { [weak self] closed in
-                self?.connections.removeAll { $0 === closed }
+            // Connections that have not sent their command yet give way to a new one, oldest first: idle
+            // clients cannot keep staff out for the request timeout, let alone for ever.
+            if let idle = connections.first(where: \.isIdle) {
+                idle.evict(ConsoleFraming.evicted
+                           + "\(settings.maxConnections) console connections were open and this one had sent no command")
+                admit(fd)
+            } else {
+                refuse(fd)
             }
-            connections.append(connection)
-            connection.start()
+            return
         }
+    }
+
+    private func admit(_ fd: Int32) {
+        let connection = ConsoleConnection(fd: fd, loop: loop, table: table, settings: settings, log: log) { [weak self] closed in
+            self?.connections.removeAll { $0 === closed }
+        }
+        connections.append(connection)
+        connection.start()
     }
 
     /// Tells an extra client why, as far as one non-blocking write allows, and hangs up.
     private func refuse(_ fd: Int32) {
-        let answer = ConsoleFraming.answer(ok: false, body: "busy: \(settings.maxConnections) console connections are open, try again")
+        let answer = ConsoleFraming.answer(ok: false, body: ConsoleFraming.busy
+                                           + "\(settings.maxConnections) console connections are open, try again")
         _ = answer.withUnsafeBytes { DescriptorIO.send(fd, $0) }
         close(fd)
     }
