@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "Console", "Simulation"]),
         .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "Simulation", "Console"]),
         // Runs the built executable: exit codes, stdout and stderr exactly as scripts see them.
-        .testTarget(name: "enbeaconTests", dependencies: ["enbeacon"]),
+        .testTarget(name: "enbeaconTests", dependencies: ["enbeacon", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

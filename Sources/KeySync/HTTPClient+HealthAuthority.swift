@@ -12,7 +12,9 @@ extension HTTPClient: HealthAuthorityTransport {
         var call = Request(url: request.url, maximumBytes: Self.healthAuthorityAnswerLimit, caFile: request.caFile)
         call.connectTimeout = .seconds(20)
         call.timeout = HealthAuthorityRequest.timeout
-        call.minimumRateWindow = .seconds(30)
+        // A verification server may think for most of the minute before it answers a few hundred bytes: no
+        // rate is asked of it short of the timeout (the answer is capped at a megabyte, so a drip gains nothing).
+        call.minimumRateWindow = HealthAuthorityRequest.timeout
         let transfer = post(call, Post(body: request.body, headers: request.headers)) { result in
             switch result {
             case .success(let response):

@@ -184,6 +184,18 @@ import Testing
         withExtendedLifetime(frozen) {}
     }
 
+    /// Work that goes on in the agent after ctl stops waiting is named, with where its outcome shows.
+    @Test func aTimeoutSaysWhatMayStillBeUnderWay() throws {
+        let directory = try Directory()
+        let frozen = try FrozenListener(directory: directory.path, backlog: 4)
+        let share = try ctlWithin(15, ["--data", directory.path, "--timeout", "1", "keys", "share", "12345678", "--yes"])
+        #expect(share.stderr == "enbeacon ctl: the agent did not answer within 1 s (answer timeout; --timeout SECONDS waits "
+                + "longer); the key share may still be under way: enbeacon ctl keys share status shows its outcome\n")
+        let sync = try ctlWithin(15, ["--data", directory.path, "--timeout", "1", "sync", "now"])
+        #expect(sync.stderr.hasSuffix("; the sync goes on in the agent: enbeacon ctl sync shows its progress and outcome\n"))
+        withExtendedLifetime(frozen) {}
+    }
+
     @Test func timeoutsTakeWholeSeconds() throws {
         for arguments in [["--timeout", "0", "status"], ["--connect-timeout=1.5", "status"], ["--timeout"]] {
             let result = try Enbeacon.run(["ctl"] + arguments)

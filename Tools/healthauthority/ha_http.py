@@ -103,7 +103,7 @@ class RequestLog:
 
 
 class Fault:
-    KINDS = ("unreachable", "status", "reset", "hang", "certificate-rejected", "partial-failure")
+    KINDS = ("unreachable", "status", "reset", "hang", "delay", "certificate-rejected", "partial-failure")
 
     def __init__(self, spec, fault_id):
         self.id = fault_id
@@ -116,12 +116,15 @@ class Fault:
         self.error_code = spec.get("errorCode")
         self.retry_after = spec.get("retryAfter")
         self.drop = spec.get("drop", 1)
+        self.delay = spec.get("delay")
         self.created = time.monotonic()
         self.released = threading.Event()  # set when cleared or expired: hung requests let go
         if self.kind not in self.KINDS:
             raise ValueError(f"kind must be one of {', '.join(self.KINDS)}")
         if self.server not in ("verification", "keyserver"):
             raise ValueError("server must be verification or keyserver")
+        if self.kind == "delay" and (not isinstance(self.delay, (int, float)) or self.delay <= 0):
+            raise ValueError("a delay fault needs delay (seconds before the request is served, > 0)")
         if self.kind == "status" and not isinstance(self.status, int):
             raise ValueError("a status fault needs status (an HTTP status code)")
         if self.count is not None and (not isinstance(self.count, int) or self.count < 1):
@@ -323,6 +326,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         headers = {name.lower(): value for name, value in self.headers.items()}
         request = Request(self.command, path, query, headers, body, too_large, received)
         record = service.log.add(service.name, request) if service.log else None
+        # A slow service: the request waits, then is served as usual (faults checked after the wait apply).
+        delay = service.faults.take(service.name, path, ("delay",)) if service.faults else None
+        if delay:
+            delay.released.wait(timeout=delay.delay)
         outcome = service.handle(request)
         if outcome == RESET:
             if record:

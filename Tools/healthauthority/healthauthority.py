@@ -236,7 +236,7 @@ def issue_code(args):
 def add_fault(args):
     spec = {"server": args.server, "kind": args.kind, "path": args.path, "count": args.count,
             "seconds": args.seconds, "status": args.status, "errorCode": args.error_code,
-            "retryAfter": args.retry_after, "drop": args.drop}
+            "retryAfter": args.retry_after, "drop": args.drop, "delay": args.delay}
     print(call(args, "POST", "/_test/faults", {k: v for k, v in spec.items() if v is not None})["id"])
 
 
@@ -307,7 +307,8 @@ def main(argv):
     fault = client("fault", "inject a failure (see README.md); prints its id")
     fault.add_argument("--server", required=True, choices=["verification", "keyserver"])
     fault.add_argument("--kind", required=True,
-                       choices=["unreachable", "status", "reset", "hang", "certificate-rejected", "partial-failure"])
+                       choices=["unreachable", "status", "reset", "hang", "delay", "certificate-rejected",
+                                "partial-failure"])
     fault.add_argument("--path", help="only requests to this path (e.g. /api/certificate)")
     fault.add_argument("--count", type=int, help="only the next N requests")
     fault.add_argument("--seconds", type=duration, help="only for this long (real time)")
@@ -315,6 +316,7 @@ def main(argv):
     fault.add_argument("--error-code", help="status faults: the errorCode / code in the answer")
     fault.add_argument("--retry-after", type=int, help="status faults: a Retry-After header")
     fault.add_argument("--drop", type=int, help="partial-failure: how many keys are dropped (default 1)")
+    fault.add_argument("--delay", type=duration, help="delay faults: seconds before the request is served")
 
     client("clear-faults", "remove every injected failure")
 
