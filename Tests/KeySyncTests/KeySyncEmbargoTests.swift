@@ -10,19 +10,8 @@ import TestSupport
 @Suite struct KeySyncEmbargoTests {
     @Test func aKeyUnderEmbargoWhenReadIsMatchedByTheFirstSyncAfterItsEnd() throws {
         let world = try KeySyncWorld()
-        // A key whose validity ended 10 intervals ago, met while it was valid: usable 2 hours after its end,
-        // so 20 to 30 minutes from now.
-        let current = ENIntervalNumber(unixSeconds: world.now)!
-        let tek = TemporaryExposureKey(keyData: Bytes16.random(), rollingStart: current.advanced(by: -30)!, rollingPeriod: 20)
-        sightings(of: tek, from: tek.rollingStart.unixSeconds + 300, minutes: 30, schedule: world.schedule)
-            .forEach(world.store.append)
-        try world.store.flush()
-        let key = DiagnosisKey(tek: tek, transmissionRiskLevel: 4)
-        // 120 more keys of the same intervals, never met: held too, and matched in slices when released.
-        let unmet = (0..<120).map { _ in
-            DiagnosisKey(tek: TemporaryExposureKey(keyData: Bytes16.random(), rollingStart: tek.rollingStart, rollingPeriod: 20),
-                         transmissionRiskLevel: 4)
-        }
+        let (key, unmet) = try Self.metKeyUnderEmbargo(in: world)
+        let tek = key.tek
         world.publish(world.export([key] + unmet + world.strangers(5)), at: "today.zip")
         world.publishIndex(["today.zip"])
         let server = ["keyserver.style = folder", "keyserver.base_url = file://\(world.root)"]
@@ -58,21 +47,44 @@ import TestSupport
         #expect(world.exposures.exposures.count == 1)
     }
 
+    /// More keys under embargo than a cursor holds, and keys of the future: the first 10,000 are held (the met
+    /// key among them), the rest counted as dropped, the future ones as not valid yet; after the embargo the
+    /// met key matches. The same bound on a million keys, with the agent's memory measured, is
+    /// `KeySyncMemoryTests.aMillionKeysUnderEmbargoAndAMillionOfTheFutureCostCountersNotMemory`.
+    @Test func aMetKeyHeldAmongMoreThanTheCapMatchesAfterItsEmbargo() throws {
+        let world = try KeySyncWorld()
+        let (key, unmet) = try Self.metKeyUnderEmbargo(in: world)
+        let more = (0..<(SyncCursor.maxHeldKeys - 1 - unmet.count + 250)).map { _ in
+            DiagnosisKey(tek: TemporaryExposureKey(keyData: Bytes16.random(), rollingStart: key.tek.rollingStart, rollingPeriod: 20),
+                         transmissionRiskLevel: 4)
+        }
+        let inThreeDays = ENIntervalNumber(unixSeconds: world.now)!.dayStart.advanced(by: 3 * 144)!
+        let future = (0..<7).map { _ in DiagnosisKey(tek: TemporaryExposureKey(keyData: Bytes16.random(), rollingStart: inThreeDays)) }
+        world.publish(world.export([key] + unmet + more + future), at: "today.zip")
+        world.publishIndex(["today.zip"])
+        let server = ["keyserver.style = folder", "keyserver.base_url = file://\(world.root)"]
+        try world.makeKeySync(server)
+
+        let first = try world.syncNow()
+        #expect(first.outcome == .succeeded)
+        #expect((first.heldKeys, first.droppedHeldKeys, first.notValidYetKeys) == (SyncCursor.maxHeldKeys, 250, 7))
+        #expect(first.summary.contains("10000 held until their embargo ends, 250 under embargo not held"), "\(first.summary)")
+        let cursor = try String(contentsOfFile: world.dataDirectory + "/keysync", encoding: .utf8)
+        #expect(cursor.contains("held \(key.tek.keyData.hex) "))
+
+        world.wallClockAhead = .seconds(3 * 3600)
+        let later = try world.syncNow()
+        #expect((later.releasedKeys, later.newExposures) == (SyncCursor.maxHeldKeys, 1))
+        #expect(world.exposures.exposures.map(\.id) == [ExposureID(key: key.tek)])
+    }
+
     /// Matching a held key needs no network: when its embargo ends while the key server is down, the next
     /// sync still matches it (before its listing fails), and says so in its phase.
     @Test func aHeldKeyIsMatchedWhenItsEmbargoEndsEvenWithTheKeyServerDown() throws {
         let world = try KeySyncWorld()
-        let current = ENIntervalNumber(unixSeconds: world.now)!
-        let tek = TemporaryExposureKey(keyData: Bytes16.random(), rollingStart: current.advanced(by: -30)!, rollingPeriod: 20)
-        sightings(of: tek, from: tek.rollingStart.unixSeconds + 300, minutes: 30, schedule: world.schedule)
-            .forEach(world.store.append)
-        try world.store.flush()
-        // 120 keys of the same intervals, never met: held too, so the matching takes several loop slices.
-        let unmet = (0..<120).map { _ in
-            DiagnosisKey(tek: TemporaryExposureKey(keyData: Bytes16.random(), rollingStart: tek.rollingStart, rollingPeriod: 20),
-                         transmissionRiskLevel: 4)
-        }
-        world.publish(world.export([DiagnosisKey(tek: tek, transmissionRiskLevel: 4)] + unmet), at: "today.zip")
+        let (key, unmet) = try Self.metKeyUnderEmbargo(in: world)
+        let tek = key.tek
+        world.publish(world.export([key] + unmet), at: "today.zip")
         world.publishIndex(["today.zip"])
         var (server, port) = try TestServers.pythonHTTPServer(root: world.root)
         try world.makeKeySync(["keyserver.index_url = http://127.0.0.1:\(port)/index.txt"])
@@ -105,5 +117,21 @@ import TestSupport
         let again = try world.syncNow()
         #expect(again.outcome == .succeeded)
         #expect((again.releasedKeys, again.newExposures) == (0, 0) && world.exposures.exposures.count == 1)
+    }
+
+    /// A key whose validity ended 10 intervals ago, met while it was valid (its sightings stored): usable 2 hours
+    /// after its end, so 20 to 30 minutes from now. And 120 keys of the same intervals, never met: held too, so
+    /// that matching them when released takes several loop slices.
+    static func metKeyUnderEmbargo(in world: KeySyncWorld) throws -> (met: DiagnosisKey, unmet: [DiagnosisKey]) {
+        let current = ENIntervalNumber(unixSeconds: world.now)!
+        let tek = TemporaryExposureKey(keyData: Bytes16.random(), rollingStart: current.advanced(by: -30)!, rollingPeriod: 20)
+        sightings(of: tek, from: tek.rollingStart.unixSeconds + 300, minutes: 30, schedule: world.schedule)
+            .forEach(world.store.append)
+        try world.store.flush()
+        let unmet = (0..<120).map { _ in
+            DiagnosisKey(tek: TemporaryExposureKey(keyData: Bytes16.random(), rollingStart: tek.rollingStart, rollingPeriod: 20),
+                         transmissionRiskLevel: 4)
+        }
+        return (DiagnosisKey(tek: tek, transmissionRiskLevel: 4), unmet)
     }
 }

@@ -192,25 +192,16 @@ struct AgentSyncWorld {
     func meet() throws -> DiagnosisKey {
         var g = SystemRandomNumberGenerator()
         let key = DiagnosisKey(tek: TemporaryExposureKey.generate(for: keyDay, using: &g), transmissionRiskLevel: 4)
-        let schedule = try KeySchedule()
-        let store = try SightingStore(dataDirectory: data)
-        let rpik = schedule.rpik(key.tek.keyData), aemk = schedule.aemk(key.tek.keyData)
-        let start = keyDay.unixSeconds + 9 * 3600
-        for time in stride(from: start, through: start + 1800, by: 300) {
-            let rpi = schedule.rpi(rpik: rpik, interval: ENIntervalNumber(unixSeconds: time)!)
-            store.append(ENCore.Sighting(rpi: rpi, aem: schedule.aem(aemk: aemk, rpi: rpi, Metadata(txPower: 0).plaintext),
-                                  firstSeen: time, rssiMax: -45, rssiMean: -50, reports: 4, secondsSincePreviousScan: 300))
-        }
-        try store.flush()
+        try meet(key, from: keyDay.unixSeconds + 9 * 3600, minutes: 30)
         return key
     }
 
-    /// Sightings of `key` every 5 minutes for 20 minutes from `start`, stored where the agent will find them.
-    func meet(_ key: DiagnosisKey, from start: Int64) throws {
+    /// Sightings of `key` every 5 minutes for `minutes` from `start` (50 dB), stored where the agent will find them.
+    func meet(_ key: DiagnosisKey, from start: Int64, minutes: Int64 = 20) throws {
         let schedule = try KeySchedule()
         let store = try SightingStore(dataDirectory: data)
         let rpik = schedule.rpik(key.tek.keyData), aemk = schedule.aemk(key.tek.keyData)
-        for time in stride(from: start, through: start + 1200, by: 300) {
+        for time in stride(from: start, through: start + minutes * 60, by: 300) {
             let rpi = schedule.rpi(rpik: rpik, interval: ENIntervalNumber(unixSeconds: time)!)
             store.append(ENCore.Sighting(rpi: rpi, aem: schedule.aem(aemk: aemk, rpi: rpi, Metadata(txPower: 0).plaintext),
                                   firstSeen: time, rssiMax: -45, rssiMean: -50, reports: 4, secondsSincePreviousScan: 300))
