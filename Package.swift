@@ -50,10 +50,13 @@ let package = Package(
         // The REPL (terminal, serial line, pipe), the unix socket for `enbeacon ctl`, and the commands.
         .target(name: "Console", dependencies: ["Agent", "ENCore", "EventLoop", "HCI", "SystemIO"],
                 swiftSettings: sizeOptimised),
+        // The badge's metrics for a fleet's monitoring: Prometheus' text format, written for node_exporter's
+        // textfile collector. Reads the badge only through AgentControl.
+        .target(name: "Metrics", dependencies: ["Agent", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
         // Badges and phones on a virtual radio: the virtual board, whole-agent simulations, the demo.
         .target(name: "Simulation", dependencies: ["Agent", "KeySync", "ENCore", "EventLoop", "HCI", "Store"],
                 swiftSettings: sizeOptimised),
-        .executableTarget(name: "enbeacon", dependencies: ["Agent", "KeySync", "Console", "Simulation", "ENCore", "EventLoop", "HCI",
+        .executableTarget(name: "enbeacon", dependencies: ["Agent", "KeySync", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI",
                                                            "Store", "SystemIO"],
                           swiftSettings: sizeOptimised),
         // Appends sightings and acknowledges each flush on stdout: the process the power-cut tests kill.
@@ -69,6 +72,7 @@ let package = Package(
         .testTarget(name: "AgentTests", dependencies: ["TestSupport", "Agent", "Simulation"]),
         .testTarget(name: "KeySyncTests", dependencies: ["TestSupport", "KeySync", "Console", "Simulation"]),
         .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "Console", "Simulation"]),
+        .testTarget(name: "MetricsTests", dependencies: ["TestSupport", "Metrics", "Console", "Simulation"]),
         .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "Simulation", "Console"]),
         // Runs the built executable: exit codes, stdout and stderr exactly as scripts see them.
         .testTarget(name: "enbeaconTests", dependencies: ["enbeacon", "TestSupport"]),

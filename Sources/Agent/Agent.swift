@@ -62,6 +62,9 @@ public final class Agent {
     /// Whether Exposure Notification is on (`en on` / `en off`); off keeps every stored datum.
     public private(set) var exposureNotificationEnabled = true
     public private(set) var reportsHeard = 0
+    /// Told of every configuration put in force (`config set`, SIGHUP), for services wired beside the agent
+    /// (the metrics textfile).
+    public var onConfigurationApplied: (Configuration) -> Void = { _ in }
 
     let watchers = BeaconWatchers()
     private let fileSystem: any FileSystem
@@ -268,6 +271,7 @@ public final class Agent {
 
     private func apply(_ candidate: Configuration, keySync: KeySyncSettings, reconfigureKeyDownload: Bool) {
         configuration = candidate
+        defer { onConfigurationApplied(candidate) }
         keySyncSettings = keySync
         clock.maximumJump = .seconds(60 * candidate.integer(.clockMaximumJumpMinutes))
         let limits = SightingRecorder.Limits(configuration: candidate)

@@ -132,6 +132,7 @@ public final class KeySync: KeyDownloading {
         run = nil
         self.cursor = cursor
         status.lastRun = report
+        status.totals.add(report)
         let seconds = report.finishedAt.map { $0 - report.startedAt } ?? 0
         switch report.outcome {
         case .failed(let reason):

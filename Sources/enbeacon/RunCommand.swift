@@ -1,6 +1,7 @@
 import Simulation
 import Agent
 import Console
+import Metrics
 import KeySync
 import ENCore
 import Store
@@ -138,8 +139,11 @@ enum RunCommand {
         let loop = PollLoop()
         let logOutput = LogOutput(err: err)
         // A storm of one kind of message (a controller faulting in a loop) costs a few lines a minute.
+        // Under systemd the journal stamps each line itself and reads its priority from a prefix.
+        let journal = JournalStream.isStandardError
         let limiter = LogRateLimiter(loop: loop) { level, message in
-            logOutput.write("\(UTCDateTime(unixSeconds: loop.unixNanoseconds / 1_000_000_000)) \(level) \(message)")
+            logOutput.write(journal ? "\(JournalStream.prefix(level))\(level) \(message)"
+                            : "\(UTCDateTime(unixSeconds: loop.unixNanoseconds / 1_000_000_000)) \(level) \(message)")
         }
         let log = Logger(level: request.logLevel, sink: limiter.write)
         var snoop: BtsnoopFile?
@@ -205,7 +209,13 @@ enum RunCommand {
             }
         }
         // The console: the same commands on stdin (or a serial line) and on DATA/console.sock for `enbeacon ctl`.
-        let table = AgentConsole.commandTable(for: AgentControl(agent: agent, stop: { loop.stop() }))
+        let control = AgentControl(agent: agent, stop: { loop.stop() })
+        let table = AgentConsole.commandTable(for: control)
+        // Metrics for node_exporter's textfile collector, while metrics.textfile names a file.
+        let metrics = MetricsTextfile(loop: loop, control: control, log: log, exposition: BadgeMetricsExposition(
+            build: .init(version: Enbeacon.version, board: request.board.name, transport: "\(request.transport)")))
+        metrics.configure(agent.configuration)
+        agent.onConfigurationApplied = { metrics.configure($0) }
         let server = ConsoleSocketServer(loop: loop, table: table,
                                          path: ConsoleSocketServer.path(dataDirectory: request.dataDirectory), log: log)
         do { try server.start() } catch { log.error("console socket: \(error)") }
@@ -232,6 +242,7 @@ enum RunCommand {
         loop.run()
         logOutput.terminal = nil
         session?.close()
+        metrics.stop()
         server.stop()
         agent.stop()
         snoop?.close()

@@ -51,6 +51,7 @@ import Agent
             case .text(let text): return text
             case .json(let json): return "json: " + json
             case .error(let message): return "error: " + message
+            case .failure(let text, let json): return "failure: " + text + " / " + json
             case .usage(let detail): return "usage?! \(detail ?? "")"
             case .stream: return "(stream)"
             case .deferred(let later):

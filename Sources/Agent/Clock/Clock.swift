@@ -38,6 +38,8 @@ public final class Clock {
 
     public private(set) var trust: Trust
     public private(set) var jumps = 0
+    /// The wall-clock time just after the last jump; nil when the clock has not jumped since the agent started.
+    public private(set) var lastJumpUnixSeconds: Int64?
     /// Jumps larger than this hold deletion until the time is confirmed (`clock.max_jump_minutes`).
     public var maximumJump: Duration = .seconds(3600)
     /// A large jump not yet confirmed: its size, and when it happened (loop time).
@@ -135,6 +137,7 @@ public final class Clock {
         if abs(offset) > Self.jumpThreshold.nanosecondsValue {
             jumps += 1
             lastJump = now
+            lastJumpUnixSeconds = wall / 1_000_000_000
             let jump = Duration.nanoseconds(offset)
             log.warn("wall clock jumped \(Self.words(jump)) (now \(UTCDateTime(unixSeconds: wall / 1_000_000_000)))")
             if isTrusted, abs(offset) > maximumJump.nanosecondsValue {

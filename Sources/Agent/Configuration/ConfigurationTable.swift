@@ -99,6 +99,17 @@ extension ConfigurationKey {
         "new sightings kept per hour; beyond it they are counted, not stored, so a flood cannot evict two weeks "
             + "of real ones")
 
+    public static let metricsTextfile = ConfigurationKey(
+        "metrics.textfile", .path, default: "",
+        "write the badge's metrics in Prometheus' text format to this file (node_exporter's textfile collector "
+            + "reads it; name it *.prom), replaced atomically every metrics.interval_seconds; empty: off")
+    public static let metricsIntervalSeconds = ConfigurationKey(
+        "metrics.interval_seconds", .integer(5...3_600), default: "15",
+        "seconds between two writes of metrics.textfile")
+    public static let healthMaxSyncAgeHours = ConfigurationKey(
+        "health.max_sync_age_hours", .integer(1...720), default: "24",
+        "ctl health fails when a configured key server has not been synced for longer than this")
+
     /// The table, in display order.
     public static let all: [ConfigurationKey] = [
         keyServerStyle, keyServerIndexURL, keyServerBaseURL, keyServerCountry, keyServerCAFile, keyServerPublicKey,
@@ -106,7 +117,7 @@ extension ConfigurationKey {
         syncMaxLineBytes, syncMaxFiles, syncMaxRedirects, syncDownloadTimeoutSeconds, syncMinRate, syncMinRateSeconds,
         syncGiveUpAfterRuns, riskConfig, riskThreshold, notifyCommand, shareVerificationURL, shareAPIKey, sharePublishURL,
         shareHealthAuthorityID, shareChaffPerDay, matchBatchKeys, clockMaximumJumpMinutes,
-        sightingsMaximumPerScan, sightingsMaximumPerHour,
+        sightingsMaximumPerScan, sightingsMaximumPerHour, metricsTextfile, metricsIntervalSeconds, healthMaxSyncAgeHours,
     ]
 
     private static let byName: [String: ConfigurationKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })

@@ -42,6 +42,51 @@ public final class AgentControl {
     /// On air as the controller confirmed it, or why not.
     public var broadcastState: BroadcastState { agent.broadcastState }
 
+    /// The state and counters a fleet's monitoring reads (`BadgeMetrics`).
+    public func metrics() -> BadgeMetrics {
+        let now = agent.loop.now
+        let unixNow = agent.clock.unixSeconds
+        var m = BadgeMetrics()
+        m.exposureNotificationEnabled = agent.exposureNotificationEnabled
+        m.broadcasting = agent.radio.isOnAir
+        m.scanning = agent.scanner.lastScanStart.map { (now - $0).components.seconds < BadgeMetrics.scanningWindowSeconds } ?? false
+        m.rotations = agent.advertiser.rotations
+        m.scans = agent.scanner.scans
+        m.gaenReports = agent.reportsHeard
+        m.sightingsStored = agent.sightings.recorded
+        m.sightingsDroppedOverScanLimit = agent.sightings.dropped.overScanLimit
+        m.sightingsDroppedOverHourLimit = agent.sightings.dropped.overHourLimit
+        if let usage = try? agent.store.usage() {
+            m.storageUsedBytes = Int64(usage.bytes)
+            m.oldestSightingAgeSeconds = usage.oldestSighting.map { max(0, unixNow - $0) }
+        }
+        m.storageAvailableBytes = FileSystemSpace.of(agent.dataDirectory)?.available
+        m.storageWritable = agent.sightings.lastError == nil && agent.advertiser.keyStorageError == nil
+        m.clockTrusted = agent.clock.isTrusted
+        m.clockJumps = agent.clock.jumps
+        m.lastClockJumpUnixSeconds = agent.clock.lastJumpUnixSeconds
+        m.controllerReady = agent.driver.phase == .ready
+        let counters = agent.driver.counters
+        m.controllerInitializations = counters.initializations
+        m.controllerHardwareErrors = counters.hardwareErrors
+        m.controllerTransportFailures = counters.transportFailures
+        m.controllerCommandTimeouts = counters.commandTimeouts
+        m.controllerSilentSeconds = agent.driver.lastEventAt.map { (now - $0).components.seconds }
+        m.keySync = agent.keyDownload?.status
+        m.keyShareState = agent.keyShare?.status.phase.rawValue
+        m.indicatorState = agent.indicator.state.rawValue
+        m.exposures = agent.exposures.exposures.count
+        m.lastExposureDetectedUnixSeconds = agent.exposures.exposures.map(\.detectedAt).max()
+        m.longestLoopTurn = (agent.loop as? PollLoop)?.longestTurn
+        return m
+    }
+
+    /// Whether the badge is doing its job (`enbeacon ctl health`): the checks that fail, none when healthy.
+    public func health() -> [HealthCheck.Failure] {
+        HealthCheck.failures(of: metrics(), now: agent.clock.unixSeconds,
+                             maximumSyncAge: Int64(agent.configuration.integer(.healthMaxSyncAgeHours)) * 3600)
+    }
+
     // MARK: Indicator
 
     /// The LED, buzzer and button: what they show now, where they are, what could not be used.

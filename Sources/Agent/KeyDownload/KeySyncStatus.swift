@@ -69,6 +69,32 @@ public struct KeySyncStatus: Equatable, Sendable {
     public var lastRun: SyncReport?
     /// The run in progress.
     public var currentRun: SyncReport?
+    /// What every run since the agent started added up to (the metrics' counters).
+    public var totals = Totals()
+
+    /// Counts that only grow while the agent runs.
+    public struct Totals: Equatable, Sendable {
+        public var runs = 0
+        /// Runs that failed, by where: the listing, an export (download, disk), or anything else.
+        public var listingFailures = 0
+        public var exportFailures = 0
+        public var files = 0
+        public var keys = 0
+        public var newExposures = 0
+
+        public init() {}
+
+        /// Adds one finished run.
+        public mutating func add(_ report: SyncReport) {
+            runs += 1
+            files += report.processed
+            keys += report.keys
+            newExposures += report.newExposures
+            if case .failed(let reason) = report.outcome {
+                if reason.hasPrefix("listing ") { listingFailures += 1 } else { exportFailures += 1 }
+            }
+        }
+    }
 
     public init() {}
 }

@@ -166,6 +166,8 @@ final class ConsoleConnection {
             finish(ok: true, body: text)
         case .error(let message):
             finish(ok: false, body: json ? JSONText.error(message) : message)
+        case .failure(let text, let document):
+            finish(ok: false, body: json ? document : text)
         case .usage(let detail):
             finish(ok: false, body: "usage: " + (detail ?? "wrong arguments"))
         case .stream(let newStream):

@@ -147,6 +147,8 @@ final class ConsoleSessionCore {
             write(text)
         case .error(let message):
             write(error: message, json: json)
+        case .failure(let text, let document):
+            write(json ? document : text)
         case .usage(let detail):
             write(error: "usage: " + (detail ?? "wrong arguments"), json: json)
         case .endStream(let text):

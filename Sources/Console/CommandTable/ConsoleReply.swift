@@ -6,6 +6,9 @@ public enum ConsoleReply {
     case json(String)
     /// Failure: one line saying what is wrong. `ctl` exits 1 with it on stderr.
     case error(String)
+    /// Failure with something to show: `text` (lines, for a person) or, for `--json`, `json` (one document).
+    /// `ctl` exits 1 with it on stderr, as for `error`. (`health` lists its failing checks this way.)
+    case failure(text: String, json: String)
     /// The arguments do not fit: the table answers with the command's usage line, plus `detail` if given.
     case usage(String?)
     /// Lines that keep coming (`live`) until the channel or the producer ends the stream.

@@ -23,6 +23,7 @@ public enum AgentConsole {
         registerSyncCommands(in: table, control: control)
         registerConfigCommands(in: table, control: control)
         registerIndicatorCommands(in: table, control: control)
+        registerHealthCommand(in: table, control: control)
         table.register(ConsoleCommand("quit", summary: "stop the agent (on its own console, not through ctl)") { request in
             guard request.channel != .socket else { return .error("quit works on the agent's own console only") }
             control.stop()

@@ -24,6 +24,8 @@ public final class ControllerDriver {
     public private(set) var phase = Phase.stopped
     public private(set) var info = ControllerInfo()
     public private(set) var counters = DriverCounters()
+    /// When the controller last sent an event (any event: it is alive); nil until it has.
+    public private(set) var lastEventAt: MonotonicInstant?
     /// The last thing that went wrong with the controller, and when (for `status`): nil until then.
     public private(set) var lastProblem: (text: String, at: MonotonicInstant)?
     /// Every advertisement a scan heard, with the loop time it arrived.
@@ -341,6 +343,7 @@ public final class ControllerDriver {
     // MARK: events
 
     private func receive(_ packet: H4Packet) {
+        lastEventAt = loop.now
         guard case .event(let bytes) = packet else {
             counters.otherPackets += 1
             return
