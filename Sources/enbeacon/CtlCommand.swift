@@ -64,6 +64,9 @@ enum CtlCommand {
         var connectSeconds = defaultConnectSeconds
         var answerSeconds = defaultAnswerSeconds
 
+        /// The answer is JSON, whether `--json` came before the command (ctl's) or after it (the command's).
+        var answersJSON: Bool { json || words.contains("--json") }
+
         /// The line sent to the agent: the words quoted so that it splits them back unchanged.
         var line: String {
             CommandLineWords.join(json && !words.contains("--json") ? words + ["--json"] : words)
@@ -141,7 +144,7 @@ enum CtlCommand {
                 clock_gettime(CLOCK_MONOTONIC, &now)
                 let elapsed = Int64(now.tv_sec - start.tv_sec) * 1000 + Int64(now.tv_nsec - start.tv_nsec) / 1_000_000
                 guard elapsed + delayMilliseconds < Int64(request.connectSeconds) * 1000 else {
-                    err.write(request.json ? reason + "\n" : "enbeacon ctl: \(reason)\n")
+                    err.write(request.answersJSON ? reason + "\n" : "enbeacon ctl: \(reason)\n")
                     return 1
                 }
                 usleep(useconds_t(delayMilliseconds * 1000))
@@ -222,7 +225,7 @@ enum CtlCommand {
             while errorBody.last == 0x0A { errorBody.removeLast() }
             let reason = String(decoding: errorBody, as: UTF8.self)
             if ConsoleFraming.commandDidNotRun(reason) { return .notRun(reason) }
-            err.write(request.json ? reason + "\n" : "enbeacon ctl: \(reason)\n")
+            err.write(request.answersJSON ? reason + "\n" : "enbeacon ctl: \(reason)\n")
             return .finished(1)
         case nil:
             err.write("enbeacon ctl: \(path) did not answer as the agent's console does\n")

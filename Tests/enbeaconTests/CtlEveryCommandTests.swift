@@ -152,6 +152,8 @@ struct CtlEveryCommandTests {
         #expect(ran["listed"] as? Int == 1 && ran["processed"] as? Int == 1, "\(ran)")
         #expect(ran["keys"] as? Int == 2 && ran["matchedKeys"] as? Int == 0, "\(ran)")
         #expect(try ok("sync")["lastSuccess"] is Int)
+        let health = try ok("health")
+        #expect(health["healthy"] as? Bool == true && (health["failing"] as? [Any])?.isEmpty == true, "\(health)")
 
         // config: validated, persisted, refusals change nothing.
         let rows = try #require(try ok("config list")["config"] as? [[String: Any]])
