@@ -211,9 +211,9 @@ enum RunCommand {
         // The console: the same commands on stdin (or a serial line) and on DATA/console.sock for `enbeacon ctl`.
         let control = AgentControl(agent: agent, stop: { loop.stop() })
         let table = AgentConsole.commandTable(for: control)
-        // Metrics for node_exporter's textfile collector, while metrics.textfile names a file.
-        let metrics = MetricsTextfile(loop: loop, control: control, log: log, exposition: BadgeMetricsExposition(
-            build: .init(version: Enbeacon.version, board: request.board.name, transport: "\(request.transport)")))
+        // Metrics for node_exporter's textfile collector and for a Prometheus scraping the badge, while configured.
+        let metrics = MetricsService(loop: loop, control: control, exposition: BadgeMetricsExposition(
+            build: .init(version: Enbeacon.version, board: request.board.name, transport: "\(request.transport)")), log: log)
         metrics.configure(agent.configuration)
         agent.onConfigurationApplied = { metrics.configure($0) }
         let server = ConsoleSocketServer(loop: loop, table: table,

@@ -7,12 +7,13 @@ final class RunningAgent {
     var data: String { directory + "/data" }
 
     /// `pipedConsole`: the console on a stdin pipe the test writes (`process.writeInput`).
-    init(config: String? = nil, directory: String? = nil, pipedConsole: Bool = false) throws {
+    init(config: String? = nil, directory: String? = nil, pipedConsole: Bool = false, extraArguments: [String] = []) throws {
         self.directory = directory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("enbeacon-agent-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: self.directory, withIntermediateDirectories: true)
         var arguments = ["run", "--data", self.directory + "/data", "--seconds", "120", "--console", pipedConsole ? "stdin" : "none"]
         if let config { arguments += ["--config", config] }
+        arguments += extraArguments
         process = try ChildProcess(executable: Enbeacon.binary.path, arguments: arguments, name: "agent",
                                    input: pipedConsole ? .pipe : .null)
         try process.wait(for: "the controller", timeout: 30) { process.stderr.contains("controller ready") }

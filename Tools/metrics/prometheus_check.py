@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """A real Prometheus scraping two badges, as a care home's monitoring would (CI's fleet step).
 
-Two agents on the virtual board write metrics.textfile (each watched by a `ctl live`, which keeps reports coming); a node_exporter per badge reads it with its textfile
-collector (one target per badge, as on real boards); Prometheus scrapes both every 2 s. Checks, through
-Prometheus' HTTP API: both targets `up`, both badges' `enbeacon_build_info`, a counter that grew; `promtool
-check metrics` on both files; `promtool check rules` and `promtool test rules` on Board/prometheus.
+Two agents on the virtual board write metrics.textfile (each watched by a `ctl live`, which keeps reports coming)
+and serve GET /metrics (metrics.listen); a node_exporter per badge reads the textfile with its textfile
+collector (one target per badge, as on real boards); Prometheus scrapes the two node_exporters (job enbeacon) and
+the two agents themselves (job enbeacon-direct) every 2 s. Checks, through Prometheus' HTTP API: all four
+targets `up`, both badges' `enbeacon_build_info` from both jobs, a counter that grew; `promtool check metrics`
+on both files and both endpoints; `promtool check rules` and `promtool test rules` on Board/prometheus.
 Prints one line per check and `N passed, M failed`; exit 1 when one failed. Everything listens on 127.0.0.1.
 
 usage: prometheus_check.py --enbeacon PATH
@@ -69,14 +71,17 @@ def main():
 
     try:
         exporters = []
+        direct = []
         for badge in ("badge-1", "badge-2"):
+            direct_port = free_port()
+            direct.append((badge, direct_port))
             textfiles = os.path.join(work, badge, "textfile")
             os.makedirs(textfiles)
             log = open(os.path.join(work, badge + ".log"), "w")
             processes.append(subprocess.Popen(
                 [args.enbeacon, "run", "--data", os.path.join(work, badge, "data"), "--console", "none",
                  "--seconds", "300", "--set", f"metrics.textfile={textfiles}/enbeacon.prom",
-                 "--set", "metrics.interval_seconds=5"],
+                 "--set", "metrics.interval_seconds=5", "--set", f"metrics.listen=127.0.0.1:{direct_port}"],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log))
             port = free_port()
             processes.append(subprocess.Popen(
@@ -101,6 +106,9 @@ def main():
                     "scrape_configs:\n  - job_name: enbeacon\n    static_configs:\n")
             for badge, port, _ in exporters:
                 f.write(f"      - targets: ['127.0.0.1:{port}']\n        labels: {{badge: {badge}}}\n")
+            f.write("  - job_name: enbeacon-direct\n    static_configs:\n")
+            for badge, port in direct:
+                f.write(f"      - targets: ['127.0.0.1:{port}']\n        labels: {{badge: {badge}}}\n")
         processes.append(subprocess.Popen(
             ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={work}/tsdb",
              f"--web.listen-address=127.0.0.1:{prometheus_port}"],
@@ -115,34 +123,45 @@ def main():
             check(f"promtool check metrics ({badge}'s textfile, {len(text)} bytes)", lint.returncode == 0 and not problems,
                   problems)
 
+        for badge, port in direct:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
+                text = answer.read()
+                kind = answer.headers.get("Content-Type")
+            lint = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True)
+            problems = (lint.stdout + lint.stderr).decode().strip()
+            check(f"promtool check metrics ({badge}'s GET /metrics, {kind})", lint.returncode == 0 and not problems, problems)
+
         def up():
             try:
                 series = query(prometheus_port, "up")
             except OSError:
                 return None
-            return series if len(series) == 2 and all(s["value"][1] == "1" for s in series) else None
+            return series if len(series) == 4 and all(s["value"][1] == "1" for s in series) else None
         try:
-            series = wait_for("both targets up", up, 90)
-            check("Prometheus scraped both badges (up == 1)", True, ", ".join(sorted(s["metric"]["badge"] for s in series)))
+            series = wait_for("all four targets up", up, 90)
+            check("Prometheus scraped both badges, through node_exporter and directly (up == 1)", True,
+                  ", ".join(sorted(f"{s['metric']['job']}/{s['metric']['badge']}" for s in series)))
         except TimeoutError as error:
-            check("Prometheus scraped both badges (up == 1)", False, str(error))
+            check("Prometheus scraped both badges, through node_exporter and directly (up == 1)", False, str(error))
 
         info = query(prometheus_port, "enbeacon_build_info")
-        check("enbeacon_build_info stored for both badges", sorted(s["metric"].get("badge") for s in info) == ["badge-1", "badge-2"],
+        check("enbeacon_build_info stored for both badges by both jobs",
+              sorted(f"{s['metric'].get('job')}/{s['metric'].get('badge')}" for s in info)
+              == ["enbeacon-direct/badge-1", "enbeacon-direct/badge-2", "enbeacon/badge-1", "enbeacon/badge-2"],
               "; ".join(f"{s['metric'].get('badge')}: version {s['metric'].get('version')}, board {s['metric'].get('board')}"
                         for s in info))
         try:
             def grown():
                 series = query(prometheus_port,
                                "max_over_time(enbeacon_gaen_reports_total[5m]) > min_over_time(enbeacon_gaen_reports_total[5m])")
-                return series if len(series) == 2 else None
+                return series if len(series) == 4 else None
             grew = wait_for("a counter that grew on both badges", grown, 90)
             check("enbeacon_gaen_reports_total grew in Prometheus' series", True,
-                  ", ".join(f"{s['metric']['badge']} now {s['value'][1]}" for s in grew))
+                  ", ".join(f"{s['metric']['job']}/{s['metric']['badge']} now {s['value'][1]}" for s in grew))
         except TimeoutError as error:
             check("enbeacon_gaen_reports_total grew in Prometheus' series", False, str(error))
         on_air = query(prometheus_port, "enbeacon_broadcasting")
-        check("both badges on air (enbeacon_broadcasting)", len(on_air) == 2 and all(s["value"][1] == "1" for s in on_air))
+        check("both badges on air (enbeacon_broadcasting)", len(on_air) == 4 and all(s["value"][1] == "1" for s in on_air))
 
         rules = subprocess.run(["promtool", "check", "rules", os.path.join(BOARD, "alerts.yml")], capture_output=True)
         check("promtool check rules Board/prometheus/alerts.yml", rules.returncode == 0, rules.stdout.decode().strip().replace("\n", " "))

@@ -6,6 +6,7 @@ extension ConfigurationKey {
     /// The privileged keys, in display order.
     public static let privileged: [ConfigurationKey] = [
         notifyCommand, keyServerPublicKey, keyServerCAFile, shareVerificationURL, shareAPIKey, sharePublishURL,
+        metricsListen,
     ]
 
     /// Why changing this key needs consent; nil for an ordinary key.
@@ -17,6 +18,7 @@ extension ConfigurationKey {
         case Self.shareVerificationURL.name: "it decides where verification codes are sent"
         case Self.shareAPIKey.name: "it is the health authority's credential"
         case Self.sharePublishURL.name: "it decides where a wearer's keys are sent"
+        case Self.metricsListen.name: "it decides who can read whether the badge is on air and how many exposures it has"
         default: nil
         }
     }

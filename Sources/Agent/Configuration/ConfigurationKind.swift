@@ -20,6 +20,8 @@ public enum ConfigurationKind: Hashable, Sendable {
     case identifier
     /// A credential (an API key): printable ASCII without spaces, or empty. Never shown or logged once set.
     case secret
+    /// A dotted IPv4 address and a port (`127.0.0.1:9101`) to listen on; empty means not listening.
+    case ipv4Endpoint
 
     /// The accepted values, in the words an error message and `config list` use.
     public var range: String {
@@ -32,6 +34,7 @@ public enum ConfigurationKind: Hashable, Sendable {
         case .countryCode: "2 or 3 capital letters"
         case .identifier: "letters, digits, '-', '_' and '.', or empty"
         case .secret: "printable ASCII without spaces, or empty"
+        case .ipv4Endpoint: "an IPv4 address and port such as 127.0.0.1:9101, or empty"
         }
     }
 
@@ -63,6 +66,11 @@ public enum ConfigurationKind: Hashable, Sendable {
             }
         case .secret:
             return value.utf8.count <= 1024 && value.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+        case .ipv4Endpoint:
+            guard !value.isEmpty else { return true }
+            guard let colon = value.lastIndex(of: ":"), UInt16(value[value.index(after: colon)...]) != nil else { return false }
+            let octets = value[..<colon].split(separator: ".", omittingEmptySubsequences: false)
+            return octets.count == 4 && octets.allSatisfy { $0.count <= 3 && UInt8($0) != nil }
         }
     }
 }

@@ -106,6 +106,10 @@ extension ConfigurationKey {
     public static let metricsIntervalSeconds = ConfigurationKey(
         "metrics.interval_seconds", .integer(5...3_600), default: "15",
         "seconds between two writes of metrics.textfile")
+    public static let metricsListen = ConfigurationKey(
+        "metrics.listen", .ipv4Endpoint, default: "",
+        "serve GET /metrics (Prometheus' text format) over plain HTTP on this address and port, e.g. 127.0.0.1:9101; "
+            + "empty: off")
     public static let healthMaxSyncAgeHours = ConfigurationKey(
         "health.max_sync_age_hours", .integer(1...720), default: "24",
         "ctl health fails when a configured key server has not been synced for longer than this")
@@ -117,7 +121,7 @@ extension ConfigurationKey {
         syncMaxLineBytes, syncMaxFiles, syncMaxRedirects, syncDownloadTimeoutSeconds, syncMinRate, syncMinRateSeconds,
         syncGiveUpAfterRuns, riskConfig, riskThreshold, notifyCommand, shareVerificationURL, shareAPIKey, sharePublishURL,
         shareHealthAuthorityID, shareChaffPerDay, matchBatchKeys, clockMaximumJumpMinutes,
-        sightingsMaximumPerScan, sightingsMaximumPerHour, metricsTextfile, metricsIntervalSeconds, healthMaxSyncAgeHours,
+        sightingsMaximumPerScan, sightingsMaximumPerHour, metricsTextfile, metricsIntervalSeconds, metricsListen, healthMaxSyncAgeHours,
     ]
 
     private static let byName: [String: ConfigurationKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
