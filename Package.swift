@@ -56,7 +56,7 @@ let package = Package(
         // Badges and phones on a virtual radio: the virtual board, whole-agent simulations, the demo.
         .target(name: "Simulation", dependencies: ["Agent", "KeySync", "ENCore", "EventLoop", "HCI", "Store"],
                 swiftSettings: sizeOptimised),
-        .executableTarget(name: "enbeacon", dependencies: ["Agent", "KeySync", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI",
+        .executableTarget(name: "enbeacon", dependencies: ["Agent", "KeySync", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI", "CLinux",
                                                            "Store", "SystemIO"],
                           swiftSettings: sizeOptimised),
         // Appends sightings and acknowledges each flush on stdout: the process the power-cut tests kill.

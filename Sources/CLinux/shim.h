@@ -1,6 +1,10 @@
 // Linux kernel interfaces that Swift's Glibc module leaves out.
 #include <sys/timex.h>
 #include <sys/signalfd.h>
+#include <malloc.h>
+
+// glibc's malloc arenas: one for the whole process (mallopt's M_ARENA_MAX is a macro Swift cannot import).
+static inline int enb_malloc_single_arena(void) { return mallopt(M_ARENA_MAX, 1); }
 
 // The kernel's verdict on the wall clock: adjtimex's return value (TIME_ERROR = 5 when the clock is
 // not synchronised) and whether STA_UNSYNC is set. Read-only: modes = 0 changes nothing.

@@ -1,5 +1,6 @@
 import Simulation
 import Agent
+import CLinux
 import Console
 import Metrics
 import KeySync
@@ -136,6 +137,9 @@ enum RunCommand {
 
     /// Runs until stopped; returns the exit status.
     static func run(_ request: Request, err: FileOutput) -> Int32 {
+        // One malloc arena: the agent is one thread, and the threads libcurl starts to resolve names would
+        // otherwise each get an arena of their own whose freed memory stays resident.
+        _ = enb_malloc_single_arena()
         let loop = PollLoop()
         let logOutput = LogOutput(err: err)
         // A storm of one kind of message (a controller faulting in a loop) costs a few lines a minute.
