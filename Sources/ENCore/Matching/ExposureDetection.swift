@@ -58,7 +58,7 @@ public final class ExposureDetection {
     /// The keys that could not be matched because their embargo was not over, unless revoked since; ordered
     /// by `ExposureID`. Empty without sightings: a key's RPIs were all on air before its embargo began.
     public var embargoed: [DiagnosisKey] {
-        state.embargoed.sorted { $0.key < $1.key }.map(\.value)
+        state.embargoed.sorted { $0.key < $1.key }.map { $0.value }
     }
     /// Matches removed by a revocation.
     public var revocations: Int { state.revocations }
