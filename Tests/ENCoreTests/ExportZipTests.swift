@@ -223,6 +223,39 @@ import Testing
         #expect(throws: ZipError.outOfRange("central directory")) { try TestZip(bytes) }
     }
 
+    /// Offsets and sizes from 2 GiB up: on a 32-bit board `Int` ends at 2^31 - 1, where converting such a
+    /// field, or adding it to an offset, would trap instead of refusing the file. The board build
+    /// (Tools/build-board armv7) runs the same inputs on a 32-bit CPU.
+    @Test(arguments: [UInt32(0x8000_0000), 0xFFFF_FFF0])
+    func offsetsPast2GiBAreRefused(_ field: UInt32) throws {
+        var header = ExportZipWriter()
+        header.add("export.bin", bin)
+        header.central[0].localOffset = field
+        #expect(throws: ZipError.outOfRange("local header of export.bin")) { try TestZip(header.bytes) }
+
+        var data = ExportZipWriter()
+        data.add("export.bin", bin)
+        data.central[0].compressedSize = field
+        #expect(throws: ZipError.outOfRange("data of export.bin")) { try TestZip(data.bytes) }
+
+        var declared = ExportZipWriter()
+        declared.add("export.bin", bin, declaredSize: field)
+        #expect(throws: ExportFileError.export(.zip(.entryTooLarge(name: "export.bin", declared: Int(field),
+                                                                    limit: ExportFile.defaultMaxExportBinSize)))) {
+            try ExportFile(source: InMemoryExportSource(declared.bytes)).header()
+        }
+
+        let zip = ExportZipWriter.zip(bin: bin, sig: sig)
+        let end = zip.count - 22
+        var offset = zip
+        offset.replaceSubrange((end + 16)..<(end + 20), with: withUnsafeBytes(of: field.littleEndian, Array.init))
+        #expect(throws: ZipError.outOfRange("central directory")) { try TestZip(offset) }
+        // A small offset whose sum with a huge size would overflow a 32-bit Int.
+        var size = zip
+        size.replaceSubrange((end + 12)..<(end + 16), with: withUnsafeBytes(of: field.littleEndian, Array.init))
+        #expect(throws: ZipError.outOfRange("central directory")) { try TestZip(size) }
+    }
+
     @Test func entryCountIsBounded() throws {
         var writer = ExportZipWriter()
         for i in 0..<65 { writer.add("f\(i)", [UInt8(i)]) }

@@ -101,6 +101,9 @@ struct RiskConfigurationJSONTests {
         #expect(v1Error(v1(replacing: "minimumRiskScore", with: "\"0\""))
             == "minimumRiskScore: expected an integer, found a string")
         #expect(v1Error(v1(replacing: "minimumRiskScore", with: "4097")) == "minimumRiskScore: 4097 is outside 0…4096")
+        // Past a 32-bit board's Int (2^31 - 1): refused by range there too, not trapped in Int(_:).
+        #expect(v1Error(v1(replacing: "minimumRiskScore", with: "3000000000"))
+            == "minimumRiskScore: 3000000000 is outside 0…4096")
         #expect(v1Error(v1(replacing: "minimumRiskScore", with: "null"))
             == "minimumRiskScore: expected an integer, found null")
         #expect(v1Error(v1(replacing: "minimumRiskScore", with: "")) == "minimumRiskScore: missing")

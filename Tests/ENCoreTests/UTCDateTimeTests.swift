@@ -11,6 +11,16 @@ import Testing
         #expect(UTCDateTime(unixSeconds: -1).description == "1969-12-31T23:59:59Z")
     }
 
+    /// An export's 64-bit timestamps are untrusted: beyond years 0…9999 they read as the nearest end, the
+    /// same on every CPU (a year past 2^31 would trap in a 32-bit board's Int).
+    @Test func instantsBeyondFourDigitYearsReadAsTheNearestEnd() {
+        #expect(UTCDateTime(unixSeconds: 253_402_300_799).description == "9999-12-31T23:59:59Z")
+        #expect(UTCDateTime(unixSeconds: Int64.max).description == "9999-12-31T23:59:59Z")
+        #expect(UTCDateTime(unixSeconds: Int64(clamping: UInt64.max)).description == "9999-12-31T23:59:59Z")
+        #expect(UTCDateTime(unixSeconds: -62_167_219_200).description == "0000-01-01T00:00:00Z")
+        #expect(UTCDateTime(unixSeconds: Int64.min).description == "0000-01-01T00:00:00Z")
+    }
+
     /// Against Foundation's calendar (tests may use Foundation; the agent may not) over many random instants.
     @Test func agreesWithFoundationAndRoundTrips() {
         var calendar = Calendar(identifier: .gregorian)

@@ -26,7 +26,7 @@ public struct BatchCollector<Chunk> {
             return .waiting(received: chunks.count, of: size)
         }
         pending[position.batch] = nil
-        return .complete(chunks.sorted { $0.key < $1.key }.map(\.value))
+        return .complete(chunks.sorted { $0.key < $1.key }.map { $0.value })
     }
 
     /// Batches still missing files, with how many they have.

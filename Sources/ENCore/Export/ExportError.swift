@@ -49,7 +49,7 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
         case .signatureNotAnnounced(let key):
             "export.sig has a signature by \(key), which export.bin does not list"
         case .noConfiguredKey(let keys):
-            "no configured verification key for \(keys.map(\.description).joined(separator: ", "))"
+            "no configured verification key for \(keys.map { $0.description }.joined(separator: ", "))"
         case .signatureInvalid(let key): "signature by \(key) does not verify"
         }
     }

@@ -62,8 +62,9 @@ extension Exposure {
     }
 
     private static func int(_ value: JSONValue?) -> Int? {
+        // Int(exactly:), not Int(_:): on a 32-bit board a damaged file's 3e9 would trap rather than be refused.
         guard case .number(let n)? = value, n == n.rounded(), abs(n) < 1e15 else { return nil }
-        return Int(n)
+        return Int(exactly: n)
     }
 
     private static func day(_ value: JSONValue?) -> UTCDay? {

@@ -34,15 +34,18 @@ public struct Bytes16: Hashable, Sendable {
         self = value
     }
 
-    @inlinable public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    // Typed throws, not rethrows: Embedded Swift has no untyped `any Error` to rethrow.
+    @inlinable public func withUnsafeBytes<R, E: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
         var copy = self
-        return try Swift.withUnsafeBytes(of: &copy) { try body($0) }
+        return try Swift.withUnsafeBytes(of: &copy) { (raw) throws(E) in try body(raw) }
     }
 
-    @inlinable public mutating func withUnsafeMutableBytes<R>(
-        _ body: (UnsafeMutableRawBufferPointer) throws -> R
-    ) rethrows -> R {
-        try Swift.withUnsafeMutableBytes(of: &self) { try body($0) }
+    @inlinable public mutating func withUnsafeMutableBytes<R, E: Error>(
+        _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
+        try Swift.withUnsafeMutableBytes(of: &self) { (raw) throws(E) in try body(raw) }
     }
 
     public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }

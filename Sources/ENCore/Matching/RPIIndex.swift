@@ -25,8 +25,8 @@ public struct RPIIndex: Sendable {
             if a.rpi.low != b.rpi.low { return a.rpi.low < b.rpi.low }
             return a.position < b.position
         }
-        rpis = pairs.map(\.rpi)
-        positions = pairs.map(\.position)
+        rpis = pairs.map { $0.rpi }
+        positions = pairs.map { $0.position }
         var starts = [UInt32](repeating: 0, count: 65_537)
         for p in pairs { starts[Int(p.prefix) + 1] += 1 }
         for i in 1..<starts.count { starts[i] += starts[i - 1] }

@@ -33,7 +33,7 @@ public struct KeyUpload: Sendable, CustomStringConvertible {
                 throw .invalidKey(index: index, reason: "transmission risk \(key.transmissionRisk) is outside 0…8")
             }
         }
-        guard Set(keys.map(\.keyData)).count == keys.count else {
+        guard Set(keys.map { $0.keyData }).count == keys.count else {
             throw .invalidKey(index: Self.firstRepeat(keys), reason: "the same key is listed twice")
         }
         try Self.checkOverlaps(keys)
@@ -73,7 +73,7 @@ public struct KeyUpload: Sendable, CustomStringConvertible {
             let group = byStart[start]!
             guard group.count <= maxKeysSharingAStart else { throw .overlappingKeys }
             if let previousEnd, UInt64(start) < previousEnd { throw .overlappingKeys }
-            previousEnd = group.map(\.rollingEnd).max()
+            previousEnd = group.map { $0.rollingEnd }.max()
         }
     }
 }

@@ -30,7 +30,7 @@ public struct VerifiedCode: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "VerifiedCode(\(testType.rawValue), symptoms \(symptomDate.map(\.description) ?? "-"), "
-            + "test \(testDate.map(\.description) ?? "-"), token redacted)"
+        "VerifiedCode(\(testType.rawValue), symptoms \(symptomDate.map { $0.description } ?? "-"), "
+            + "test \(testDate.map { $0.description } ?? "-"), token redacted)"
     }
 }

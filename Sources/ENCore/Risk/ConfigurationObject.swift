@@ -100,16 +100,16 @@ struct ConfigurationObject {
         guard number.rounded() == number, abs(number) <= 1e15 else {
             throw RiskConfigurationError(field: field, reason: "expected an integer, found \(text(number))")
         }
-        let integer = Int(number)
-        guard range.contains(integer) else {
+        // Int(exactly:): on a 32-bit board Int ends at 2^31, below 1e15; such a number is outside every range.
+        guard let integer = Int(exactly: number), range.contains(integer) else {
             throw RiskConfigurationError(field: field,
-                                         reason: "\(integer) is outside \(range.lowerBound)…\(range.upperBound)")
+                                         reason: "\(text(number)) is outside \(range.lowerBound)…\(range.upperBound)")
         }
         return integer
     }
 
     /// `3` rather than `3.0`, `2.5` as is.
     static func text(_ number: Double) -> String {
-        number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : String(number)
+        number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
     }
 }

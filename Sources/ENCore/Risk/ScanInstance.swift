@@ -36,7 +36,7 @@ public struct ScanInstance: Hashable, Sendable {
     public static func group(_ sightings: [MatchedSighting]) -> [ScanInstance] {
         let sorted = sightings.enumerated()
             .sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
-            .map(\.element)
+            .map { $0.element }
         var instances: [ScanInstance] = []
         var current: [MatchedSighting] = []
         for sighting in sorted {
@@ -55,7 +55,7 @@ public struct ScanInstance: Hashable, Sendable {
         let total = group.reduce(0) { $0 + Int($1.attenuation) }
         self.init(time: group[0].time,
                   typicalAttenuation: UInt8((2 * total + group.count) / (2 * group.count)),
-                  minAttenuation: group.map(\.minimumAttenuation).min()!,
+                  minAttenuation: group.map { $0.minimumAttenuation }.min()!,
                   secondsSinceLastScan: Self.secondsSinceLastScan(recorded: group[0].secondsSincePreviousScan))
     }
 

@@ -8,7 +8,14 @@ public struct UTCDateTime: Equatable, Sendable, CustomStringConvertible {
     public var minute: Int
     public var second: Int
 
-    public init(unixSeconds: Int64) {
+    /// 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the four-digit years of ISO-8601 text.
+    static let earliestUnixSeconds: Int64 = -62_167_219_200
+    static let latestUnixSeconds: Int64 = 253_402_300_799
+
+    /// Instants beyond years 0…9999 read as the nearest end: an export's 64-bit timestamps are untrusted, and
+    /// their year would not fit a 32-bit board's Int (`Int(year)` would trap), so every CPU shows the same.
+    public init(unixSeconds unclamped: Int64) {
+        let unixSeconds = min(max(unclamped, Self.earliestUnixSeconds), Self.latestUnixSeconds)
         let days = unixSeconds >= 0 ? unixSeconds / 86_400 : (unixSeconds - 86_399) / 86_400
         let secondsOfDay = Int(unixSeconds - days * 86_400)
         (year, month, day) = Self.civil(fromDays: days)

@@ -4,7 +4,11 @@
 /// `ExportFile` reads through it in bounded pieces — the zip's directory, then export.bin 64 KiB at a
 /// time — so a 60 MB export never has to be in memory. ENCore does no I/O itself; sources that touch
 /// the file system live with their callers.
-public protocol ExportByteSource {
+///
+/// Class-bound so that `ExportFile` can hold one as `any ExportByteSource` in Embedded Swift, which refuses
+/// existentials of other protocols; a generic `ExportFile<Source>` would spread a type parameter through
+/// every caller for no gain, as every source is an object with an identity (an open file) anyway.
+public protocol ExportByteSource: AnyObject {
     /// The size of the whole source.
     var byteCount: Int { get }
     /// Copies up to `buffer.count` bytes from `offset`; fewer only at the end of the source, 0 at or past it.
@@ -35,7 +39,7 @@ extension ExportByteSource {
 }
 
 /// An export already in memory (a test's bytes) read through the same bounded path.
-public struct InMemoryExportSource: ExportByteSource, Sendable {
+public final class InMemoryExportSource: ExportByteSource, Sendable {
     public let bytes: [UInt8]
 
     public init(_ bytes: [UInt8]) { self.bytes = bytes }

@@ -69,7 +69,7 @@ public final class ExportVerification {
         guard list.count == header.signatureInfos.count else {
             throw .export(.signatureCountMismatch(signatures: list.count, signatureInfos: header.signatureInfos.count))
         }
-        let announced = Set(header.signatureInfos.map(\.keyID))
+        let announced = Set(header.signatureInfos.map { $0.keyID })
         for signature in list {
             let info = signature.signatureInfo
             guard info.signatureAlgorithm == SignatureInfo.ecdsaP256SHA256 else {
@@ -89,7 +89,7 @@ public final class ExportVerification {
             }
             verifiedBy.append(signature.signatureInfo.keyID)
         }
-        guard !verifiedBy.isEmpty else { throw .export(.noConfiguredKey(list.map(\.signatureInfo.keyID))) }
+        guard !verifiedBy.isEmpty else { throw .export(.noConfiguredKey(list.map { $0.signatureInfo.keyID })) }
         return VerifiedExportFile(header: header, batch: position, verifiedBy: verifiedBy, file: file,
                                   exportBinSHA256: sha256)
     }

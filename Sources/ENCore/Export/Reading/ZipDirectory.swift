@@ -53,8 +53,10 @@ enum ZipDirectory {
         guard Int(entryCount) <= maxEntries else {
             throw .zip(.tooManyEntries(count: Int(entryCount), limit: maxEntries))
         }
-        let directory = Int(directoryOffset)..<(Int(directoryOffset) + Int(directorySize))
-        guard directory.upperBound <= end else { throw .zip(.outOfRange("central directory")) }
+        guard let directoryStart = bounded(directoryOffset, plus: directorySize, within: end) else {
+            throw .zip(.outOfRange("central directory"))
+        }
+        let directory = directoryStart..<(directoryStart + Int(directorySize))
         guard directory.count <= maxDirectorySize else {
             throw .zip(.corruptCentralDirectory("\(directory.count) bytes, more than the \(maxDirectorySize) allowed"))
         }
@@ -119,8 +121,9 @@ enum ZipDirectory {
         }
         guard fields.startDisk == 0 else { throw .zip(.multiDiskUnsupported) }
 
-        let local = Int(fields.localOffset)
-        guard local + localSize <= directory.lowerBound else { throw .zip(.outOfRange("local header of \(name)")) }
+        guard let local = bounded(fields.localOffset, plus: UInt32(localSize), within: directory.lowerBound) else {
+            throw .zip(.outOfRange("local header of \(name)"))
+        }
         let header = try source.readExactly(at: local, count: localSize)
         let localFields = header.withUnsafeBytes { raw in
             (signature: raw.uint32LE(at: 0), flags: raw.uint16LE(at: 6), method: raw.uint16LE(at: 8),
@@ -129,15 +132,27 @@ enum ZipDirectory {
         guard localFields.signature == localSignature else { throw .zip(.localHeaderMismatch(name: name)) }
         if localFields.flags & 0x0041 != 0 { throw .zip(.encrypted(name: name)) }
         let dataStart = local + localSize + localFields.nameLength + localFields.extraLength
-        let dataEnd = dataStart + Int(fields.compressedSize)
-        guard dataEnd <= directory.lowerBound else { throw .zip(.outOfRange("data of \(name)")) }
+        guard dataStart <= directory.lowerBound,
+              let compressedSize = bounded(fields.compressedSize, plus: 0, within: directory.lowerBound - dataStart)
+        else { throw .zip(.outOfRange("data of \(name)")) }
+        let dataEnd = dataStart + compressedSize
         guard localFields.method == fields.method, localFields.nameLength == fields.nameLength,
               try source.readExactly(at: local + localSize, count: fields.nameLength).elementsEqual(nameBytes)
         else { throw .zip(.localHeaderMismatch(name: name)) }
 
         let entry = ZipEntry(
-            name: name, method: method, crc32: fields.crc, compressedSize: Int(fields.compressedSize),
-            uncompressedSize: Int(fields.uncompressedSize), localHeaderOffset: local, dataRange: dataStart..<dataEnd)
+            name: name, method: method, crc32: fields.crc, compressedSize: compressedSize,
+            // Past Int.max only on a 32-bit board (2 GiB), where it is beyond any limit a reader passes as an
+            // Int and refused as too large, with Int.max as the declared size in the message.
+            uncompressedSize: Int(clamping: fields.uncompressedSize), localHeaderOffset: local,
+            dataRange: dataStart..<dataEnd)
         return (entry, next)
+    }
+
+    /// `value` as an Int when `value + extra` stays within `limit` (an offset or size inside the archive),
+    /// else nil. Compared as 64-bit numbers before converting: on a 32-bit board Int ends at 2 GiB and a
+    /// crafted 32-bit field would trap in `Int(_:)`, or in the sum, instead of being refused.
+    private static func bounded(_ value: UInt32, plus extra: UInt32, within limit: Int) -> Int? {
+        UInt64(value) + UInt64(extra) <= UInt64(max(limit, 0)) ? Int(value) : nil
     }
 }

@@ -51,8 +51,8 @@ public final class ExportWriter<Output: ExportOutput> {
         self.level = level
         timestamp = DOSTimestamp(unixSeconds: Int64(clamping: descriptor.endTimestamp))
         signatures = try ExportSignatureStream(signers: signers)
-        exportBin = try ZipEntryWriter(name: ExportFile.exportBinName, method: compression, level: level,
-                                       timestamp: timestamp, output: &self.output)
+        exportBin = try ZipEntryWriter.start(name: ExportFile.exportBinName, method: compression, level: level,
+                                             timestamp: timestamp, output: &self.output)
         staging.bytes.reserveCapacity(Self.stagingSize + 64)
         staging.bytes += ExportHeader.magic
         staging.fixed64(1, descriptor.startTimestamp)
@@ -91,8 +91,8 @@ public final class ExportWriter<Output: ExportOutput> {
                 entry.bytesField(4, signature.signature)
             }
         }
-        let sigWriter = try ZipEntryWriter(name: ExportFile.exportSigName, method: compression, level: level,
-                                           timestamp: timestamp, output: &output)
+        let sigWriter = try ZipEntryWriter.start(name: ExportFile.exportSigName, method: compression, level: level,
+                                                 timestamp: timestamp, output: &output)
         try list.bytes.withBytes { (raw) throws(ExportWriteError) in try sigWriter.write(raw, to: &output) }
         let sigEntry = try sigWriter.finish(to: &output)
 

@@ -13,12 +13,23 @@ final class ZipEntryWriter {
     private let stream: UnsafeMutablePointer<z_stream>?
     private let chunk: UnsafeMutableRawBufferPointer
 
-    init<Output: ExportOutput>(
+    /// Starts an entry at the end of `output` with its provisional local header. A static function rather
+    /// than a generic initialiser: Embedded Swift refuses generic initialisers in classes, final or not.
+    static func start<Output: ExportOutput>(
         name: String, method: ZipEntry.Method, level: Int32, timestamp: DOSTimestamp, output: inout Output
+    ) throws(ExportWriteError) -> ZipEntryWriter {
+        guard output.count <= ZipRecordLayout.limit else { throw .tooLarge(bytes: output.count) }
+        let writer = try ZipEntryWriter(name: name, method: method, level: level, timestamp: timestamp,
+                                        localHeaderOffset: output.count)
+        try output.append(ZipRecordLayout.localHeader(writer.entry))
+        return writer
+    }
+
+    private init(
+        name: String, method: ZipEntry.Method, level: Int32, timestamp: DOSTimestamp, localHeaderOffset: Int
     ) throws(ExportWriteError) {
         entry = WrittenZipEntry(name: Array(name.utf8), method: method, timestamp: timestamp,
-                                localHeaderOffset: output.count)
-        guard output.count <= ZipRecordLayout.limit else { throw .tooLarge(bytes: output.count) }
+                                localHeaderOffset: localHeaderOffset)
         chunk = .allocate(byteCount: Self.outputChunk, alignment: 16)
         if method == .deflated {
             let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
@@ -35,7 +46,6 @@ final class ZipEntryWriter {
         } else {
             stream = nil
         }
-        try output.append(ZipRecordLayout.localHeader(entry))
     }
 
     deinit {

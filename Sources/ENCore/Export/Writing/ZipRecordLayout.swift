@@ -7,8 +7,9 @@ enum ZipRecordLayout {
     static let localHeaderSize = 30
     /// "2.0": deflate and folders; the least a reader must support for these archives.
     static let version: UInt16 = 20
-    /// Sizes and offsets must stay below this: all-ones means "see the ZIP64 record".
-    static let limit = Int(UInt32.max) - 1
+    /// Sizes and offsets must stay below this: all-ones means "see the ZIP64 record". On a 32-bit board Int
+    /// ends first, at 2 GiB (`Int(UInt32.max)` would trap there).
+    static let limit = Int(clamping: UInt32.max - 1)
 
     static func localHeader(_ entry: WrittenZipEntry) -> [UInt8] {
         var out: [UInt8] = []
