@@ -121,12 +121,15 @@ import Glibc
         return Bytes16(out)!
     }
 
-    /// The PaddedData blocks are rewritten only when the intervals change: batches of every start and length,
-    /// in an order that reuses and then outgrows what is written, equal those of a fresh instance.
+    /// PaddedData is written once per day's set and rewritten only when the intervals change: batches of several
+    /// starts and lengths, in an order that reuses a set, outgrows it, and gives it to a day 16 days later, equal
+    /// those of a fresh instance.
     @Test func batchesFollowTheirIntervals() throws {
         let rpik = schedule.rpik(tek)
         let start = ENIntervalNumber(2_700_000)
-        let calls: [(UInt32, Int)] = [(0, 7), (0, 144), (0, 3), (1, 3), (1, 144), (0, 144), (144, 1), (0, 2)]
+        let later = UInt32(KeySchedule.paddedDays) * ENIntervalNumber.intervalsPerDay
+        let calls: [(UInt32, Int)] = [(0, 7), (0, 144), (0, 3), (1, 3), (1, 144), (0, 144), (144, 1), (later, 144),
+                                      (0, 144), (0, 2), (later + 5, 9), (later, 144)]
         for (offset, count) in calls {
             let from = ENIntervalNumber(start.value + offset)
             let got = schedule.withRPIs(rpik: rpik, from: from, count: count) { b in (0..<b.count).map { b[$0] } }

@@ -20,8 +20,8 @@
  *     provider API (OSSL_PROVIDER_query_operation): per key one encrypt_init with the RPIK and one update over
  *     the 144 PaddedData blocks. EVP_EncryptInit_ex2 with a NULL cipher does the same work plus a parameter
  *     query for the key length (OSSL_PARAM_locate and strcmp), about 50 ns a key on the machine this was
- *     written on. The blocks' interval fields are rewritten only when a key's rolling start differs from the
- *     last key's;
+ *     written on. The PaddedData blocks are kept for 16 days, one set of 144 per day, so a key of a day seen
+ *     before writes none (keys of many days come mixed in an export, and two alternate in the bench);
  *   - each RPI tested against a blocked Bloom filter of the RPIs seen near its day (one 64-bit word, bits from
  *     two 256-entry tables: RPIFilter's shape, which Tools/bench/lookup-floor.c found the fastest once its
  *     false positives are paid for), and the few that pass looked up among the sorted stored RPIs through a
@@ -63,9 +63,11 @@ static uint8_t prk_ipad[64] __attribute__((aligned(64)));          /* PRK ^ 0x36
 static uint8_t expand_block[64] __attribute__((aligned(64)));      /* "EN-RPIK" 0x01 */
 static uint8_t prk_opad[64] __attribute__((aligned(64)));          /* PRK ^ 0x5c (32), then 0x5c */
 static uint8_t expand_outer[64] __attribute__((aligned(64)));      /* the expand's inner hash (32) */
-static uint8_t padded[INTERVALS_PER_DAY * 16] __attribute__((aligned(64)));
+/* PaddedData blocks for the keys of 16 days: a key's 144 blocks are set once per day, not once per key. */
+#define PADDED_DAYS 16
+static uint8_t padded[PADDED_DAYS][INTERVALS_PER_DAY * 16] __attribute__((aligned(64)));
+static uint32_t padded_start[PADDED_DAYS]; /* the rolling start each holds; 1 is never a day's start */
 static uint8_t rpis[INTERVALS_PER_DAY * 16] __attribute__((aligned(64)));
-static uint32_t padded_start = 1;  /* the rolling start `padded` holds; 1 is never a day's start */
 
 /* The provider's AES-128-ECB. */
 static OSSL_FUNC_cipher_encrypt_init_fn *aes_init;
@@ -128,7 +130,10 @@ int enb_reference_setup(uint32_t start, int64_t now) {
     pad_length(expand_block, 8, 64 + 8);
     memset(prk_opad, 0x5c, 64);
     pad_length(expand_outer, 32, 64 + 32);
-    for (int j = 0; j < INTERVALS_PER_DAY; j++) memcpy(padded + 16 * j, "EN-RPI\0\0\0\0\0\0", 12);
+    for (int d = 0; d < PADDED_DAYS; d++) {
+        for (int j = 0; j < INTERVALS_PER_DAY; j++) memcpy(padded[d] + 16 * j, "EN-RPI\0\0\0\0\0\0", 12);
+        padded_start[d] = 1;
+    }
     return aes_open();
 }
 
@@ -163,16 +168,17 @@ static void key_schedule(const uint8_t tek[16], uint32_t start) {
     uint8_t rpik[16];
     for (int i = 0; i < 4; i++) store_be32(rpik + 4 * i, outer.h[i]);
 
-    if (start != padded_start) {
+    int day = (start / INTERVALS_PER_DAY) % PADDED_DAYS;
+    if (start != padded_start[day]) {
         for (uint32_t j = 0; j < INTERVALS_PER_DAY; j++) {
             uint32_t n = start + j; /* little-endian, as the machines this runs on */
-            memcpy(padded + 16 * j + 12, &n, 4);
+            memcpy(padded[day] + 16 * j + 12, &n, 4);
         }
-        padded_start = start;
+        padded_start[day] = start;
     }
     size_t written;
     aes_init(aes_context, rpik, 16, NULL, 0, NULL);
-    aes_update(aes_context, rpis, &written, sizeof rpis, padded, sizeof padded);
+    aes_update(aes_context, rpis, &written, sizeof rpis, padded[day], sizeof rpis);
 }
 
 /* The key schedule alone for bench keys first..<end: the XOR of the first eight bytes of each key's last RPI
