@@ -142,7 +142,7 @@ enum BenchCommand {
         var reference: MatchReference?
         if wantsReference {
             do {
-                reference = try MatchReference(benchStart: benchStart.value, now: benchNow)
+                reference = try MatchReference(now: benchNow)
             } catch {
                 out.write("enbeacon bench match: \(error)\n")
                 return 1
@@ -165,21 +165,24 @@ enum BenchCommand {
         // through each matcher (and, with --reference, through the C reference's of each), the order turning
         // from slice to slice. The machines are shared: a neighbour's build that starts halfway through then
         // slows all of them alike, where timing each over the whole run would charge it to whichever ran last.
-        // The clock is this thread's CPU time, so time the neighbours hold the core is charged to no one.
+        // The clock is this thread's CPU time, so time the neighbours hold the core is charged to no one. A
+        // slice's keys are drawn before any of it is timed, so the figures are the key schedule's and the
+        // matchers' alone.
         var contestants: [Contestant] = [.keySchedule] + runs.indices.map { .matcher($0) }
         if reference != nil { contestants += [.referenceKeySchedule] + runs.indices.map { .referenceMatcher($0) } }
         var sink: UInt64 = 0, referenceSink: UInt64 = 0
         var baseline = 0.0, referenceBaseline = 0.0
+        var referenceKeys: [UInt8] = []
         let sliceCount = min(keyCount, 40)
         for slice in 0..<sliceCount {
-            let keys = keyCount * slice / sliceCount ..< keyCount * (slice + 1) / sliceCount
+            let keys = (keyCount * slice / sliceCount ..< keyCount * (slice + 1) / sliceCount).map(benchKey)
+            if reference != nil { MatchReference.layOut(keys, into: &referenceKeys) }
             for turn in contestants.indices {
                 let start = cpuSeconds()
                 switch contestants[(turn + slice) % contestants.count] {
                 case .keySchedule:
-                    for i in keys {
-                        let tek = benchKey(i).tek
-                        schedule.withRPIs(rpik: schedule.rpik(tek.keyData), from: tek.rollingStart) {
+                    for key in keys {
+                        schedule.withRPIs(rpik: schedule.rpik(key.tek.keyData), from: key.tek.rollingStart) {
                             sink ^= $0.blocks.loadUnaligned(fromByteOffset: 143 * 16, as: UInt64.self)
                         }
                     }
@@ -187,14 +190,14 @@ enum BenchCommand {
                 case .matcher(let r):
                     let matcher = runs[r].matcher
                     var matched = 0
-                    for i in keys where !matcher.match(benchKey(i)).isEmpty { matched += 1 }
+                    for key in keys where !matcher.match(key).isEmpty { matched += 1 }
                     runs[r].seconds += cpuSeconds() - start
                     runs[r].matched += matched
                 case .referenceKeySchedule:
-                    referenceSink ^= reference!.keySchedule(keys.lowerBound, keys.upperBound)
+                    referenceSink ^= referenceKeys.withUnsafeBytes { reference!.keySchedule($0.baseAddress, keys.count) }
                     referenceBaseline += cpuSeconds() - start
                 case .referenceMatcher(let r):
-                    let matched = reference!.match(runs[r].referenceIndex, keys.lowerBound, keys.upperBound)
+                    let matched = referenceKeys.withUnsafeBytes { reference!.match(runs[r].referenceIndex, $0.baseAddress, keys.count) }
                     runs[r].referenceSeconds += cpuSeconds() - start
                     runs[r].referenceMatched += matched
                 }

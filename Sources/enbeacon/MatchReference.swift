@@ -7,11 +7,14 @@ import Glibc
 /// this process, so its key schedule and matcher run on the same thread as the Swift ones, slice by slice, on
 /// the same clock. Only gcc (any `cc`) and libssl-dev are needed, as for the rest of the build.
 final class MatchReference {
-    typealias Setup = @convention(c) (UInt32, Int64) -> Int32
-    typealias KeySchedule = @convention(c) (Int, Int) -> UInt64
+    typealias Setup = @convention(c) (Int64) -> Int32
+    typealias KeySchedule = @convention(c) (UnsafeRawPointer?, Int) -> UInt64
     typealias MakeIndex = @convention(c) (UnsafePointer<UInt8>?, UnsafePointer<UInt32>?, Int, Int64) -> UnsafeMutableRawPointer?
     typealias FreeIndex = @convention(c) (UnsafeMutableRawPointer?) -> Void
-    typealias Match = @convention(c) (UnsafeRawPointer?, Int, Int) -> Int
+    typealias Match = @convention(c) (UnsafeRawPointer?, UnsafeRawPointer?, Int) -> Int
+
+    /// The reference's `Key`: the TEK, then its rolling start and period as uint32.
+    static let keyStride = 24
 
     static let sourcePath = "Tools/bench/match-reference.c"
     static let compilerFlags = ["-O2", "-shared", "-fPIC"]
@@ -19,16 +22,16 @@ final class MatchReference {
     /// The source file that was built.
     let source: String
     private let handle: UnsafeMutableRawPointer
-    /// Bench keys `first..<end` through the key schedule alone: the XOR of the first eight bytes of each key's
-    /// last RPI (little-endian), as the Swift loop folds them.
+    /// `count` keys laid out by `layOut` through the key schedule alone (144 RPIs each): the XOR of the first
+    /// eight bytes of each key's last RPI (in this machine's byte order), as the Swift loop folds them.
     let keySchedule: KeySchedule
     private let makeIndex: MakeIndex
     private let freeIndex: FreeIndex
-    /// Bench keys `first..<end` through the matcher over an index: how many keys matched.
+    /// `count` keys laid out by `layOut` through the matcher over an index: how many of them matched.
     let match: Match
 
     /// Builds and loads the reference; the error says what is missing.
-    init(benchStart: UInt32, now: Int64) throws(CommandFailure) {
+    init(now: Int64) throws(CommandFailure) {
         guard let source = Self.findSource() else {
             throw CommandFailure("--reference: \(Self.sourcePath) not found here or above the executable (run from a checkout)")
         }
@@ -60,7 +63,7 @@ final class MatchReference {
         makeIndex = try symbol("enb_reference_index", as: MakeIndex.self)
         freeIndex = try symbol("enb_reference_index_free", as: FreeIndex.self)
         match = try symbol("enb_reference_match", as: Match.self)
-        guard setup(benchStart, now) == 1 else { throw CommandFailure("--reference: its libcrypto set-up failed") }
+        guard setup(now) == 1 else { throw CommandFailure("--reference: its libcrypto set-up failed") }
     }
 
     deinit { dlclose(handle) }
@@ -75,6 +78,19 @@ final class MatchReference {
     }
 
     func free(index: UnsafeMutableRawPointer?) { freeIndex(index) }
+
+    /// `keys` as the reference reads them, into `buffer` (`keyStride` bytes each).
+    static func layOut(_ keys: [DiagnosisKey], into buffer: inout [UInt8]) {
+        buffer = [UInt8](repeating: 0, count: keys.count * keyStride)
+        buffer.withUnsafeMutableBytes { raw in
+            for (i, key) in keys.enumerated() {
+                let at = i * keyStride
+                key.tek.keyData.withUnsafeBytes { raw.baseAddress!.advanced(by: at).copyMemory(from: $0.baseAddress!, byteCount: 16) }
+                raw.storeBytes(of: key.tek.rollingStart.value, toByteOffset: at + 16, as: UInt32.self)
+                raw.storeBytes(of: key.tek.rollingPeriod, toByteOffset: at + 20, as: UInt32.self)
+            }
+        }
+    }
 
     /// The source under the current directory, or under a directory above the executable (which SwiftPM puts
     /// under .build in the checkout).

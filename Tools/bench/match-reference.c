@@ -7,9 +7,9 @@
  * needs), loads it with dlopen and calls it slice by slice between its own Swift loops, on the same thread and
  * the same clock (the thread's CPU time), so a neighbour's load falls on both alike.
  *
- * Per key, what the matcher has to do and nothing else:
- *   - the key: diagnosis key i of the bench (SplitMix64 seeded with i times the golden ratio, as
- *     BenchCommand.benchKey), and the checks every key goes through (embargo, too old, a filter for its day);
+ * The bench draws each slice's keys before it times anything, and hands them over as an array of `Key`. Per key,
+ * what the matcher has to do and nothing else:
+ *   - the checks every key goes through (embargo, too old, a filter for its day);
  *   - RPIK = HKDF-SHA256(TEK, no salt, "EN-RPIK", 16): six calls of SHA-256's compression function
  *     (SHA256_Transform). The states after the zero salt's inner and outer pad blocks are computed once, and
  *     every block is laid out already padded as SHA-256 pads its message, so only the TEK, the PRK's pads and
@@ -53,8 +53,13 @@ static void store_be32(uint8_t *p, uint32_t x) { x = __builtin_bswap32(x); memcp
 
 /* ---- The key schedule ---- */
 
-static uint32_t bench_start;      /* the first interval of the bench's keys (BenchCommand.benchStart) */
-static int64_t bench_now;         /* the time they are matched at */
+/* A diagnosis key as the bench hands it over. */
+typedef struct {
+    uint8_t tek[16];
+    uint32_t rolling_start, rolling_period;
+} Key;
+
+static int64_t bench_now; /* the time the keys are matched at */
 static SHA256_CTX salt_inner, salt_outer, sha256_initial;
 /* Blocks already padded as SHA-256 pads a message of 64 + (what is written) bytes. */
 static uint8_t extract_block[64] __attribute__((aligned(64)));     /* TEK (16) */
@@ -113,8 +118,7 @@ static int aes_open(void) {
 }
 
 /* Sets up the constant parts. Returns 0 when libcrypto has no AES-128-ECB to call. */
-int enb_reference_setup(uint32_t start, int64_t now) {
-    bench_start = start;
+int enb_reference_setup(int64_t now) {
     bench_now = now;
     uint8_t ipad[64], opad[64];
     memset(ipad, 0x36, 64);
@@ -137,18 +141,8 @@ int enb_reference_setup(uint32_t start, int64_t now) {
     return aes_open();
 }
 
-/* Diagnosis key i of the bench: its TEK and rolling start (period 144). */
-static uint32_t bench_key(long i, uint8_t tek[16]) {
-    uint64_t state = (uint64_t)i * 0x9E3779B97F4A7C15ULL;
-    uint64_t low = splitmix64(&state), high = splitmix64(&state);
-    memcpy(tek, &low, 8);
-    memcpy(tek + 8, &high, 8);
-    uint32_t n = bench_start + (uint32_t)(i % 2) * INTERVALS_PER_DAY;
-    return n - n % INTERVALS_PER_DAY;
-}
-
-/* RPIK = HKDF-SHA256(TEK, no salt, "EN-RPIK", 16), then the 144 RPIs from `start` into `rpis`. */
-static void key_schedule(const uint8_t tek[16], uint32_t start) {
+/* RPIK = HKDF-SHA256(TEK, no salt, "EN-RPIK", 16), then the `count` (1...144) RPIs from `start` into `rpis`. */
+static void key_schedule(const uint8_t tek[16], uint32_t start, uint32_t count) {
     SHA256_CTX inner = salt_inner, outer = salt_outer;
     memcpy(extract_block, tek, 16);
     SHA256_Transform(&inner, extract_block);
@@ -169,7 +163,7 @@ static void key_schedule(const uint8_t tek[16], uint32_t start) {
     for (int i = 0; i < 4; i++) store_be32(rpik + 4 * i, outer.h[i]);
 
     int day = (start / INTERVALS_PER_DAY) % PADDED_DAYS;
-    if (start != padded_start[day]) {
+    if (start != padded_start[day]) { /* a whole set, whatever the count */
         for (uint32_t j = 0; j < INTERVALS_PER_DAY; j++) {
             uint32_t n = start + j; /* little-endian, as the machines this runs on */
             memcpy(padded[day] + 16 * j + 12, &n, 4);
@@ -178,17 +172,15 @@ static void key_schedule(const uint8_t tek[16], uint32_t start) {
     }
     size_t written;
     aes_init(aes_context, rpik, 16, NULL, 0, NULL);
-    aes_update(aes_context, rpis, &written, sizeof rpis, padded[day], sizeof rpis);
+    aes_update(aes_context, rpis, &written, sizeof rpis, padded[day], 16 * count);
 }
 
-/* The key schedule alone for bench keys first..<end: the XOR of the first eight bytes of each key's last RPI
- * (in the machine's byte order), as the Swift loop folds them, so the two can be seen to derive the same RPIs. */
-uint64_t enb_reference_key_schedule(long first, long end) {
+/* The key schedule alone, 144 RPIs per key: the XOR of the first eight bytes of each key's last RPI (in the
+ * machine's byte order), as the Swift loop folds them, so the two can be seen to derive the same RPIs. */
+uint64_t enb_reference_key_schedule(const Key *keys, long count) {
     uint64_t sink = 0, last;
-    uint8_t tek[16];
-    for (long i = first; i < end; i++) {
-        uint32_t start = bench_key(i, tek);
-        key_schedule(tek, start);
+    for (long i = 0; i < count; i++) {
+        key_schedule(keys[i].tek, keys[i].rolling_start, INTERVALS_PER_DAY);
         memcpy(&last, rpis + 143 * 16, 8);
         sink ^= last;
     }
@@ -307,20 +299,19 @@ __attribute__((noinline)) static int look_up(const Index *x, const uint8_t *rpi,
     return 0;
 }
 
-/* The matcher for bench keys first..<end: how many have a stored RPI within the tolerance. */
-long enb_reference_match(const void *index, long first, long end) {
+/* The matcher: how many of the keys have a stored RPI within the tolerance. */
+long enb_reference_match(const void *index, const Key *keys, long count) {
     const Index *x = index;
     long matched = 0;
-    uint8_t tek[16];
-    const uint32_t period = INTERVALS_PER_DAY;
-    for (long i = first; i < end; i++) {
-        uint32_t start = bench_key(i, tek);
+    for (long i = 0; i < count; i++) {
+        uint32_t start = keys[i].rolling_start, period = keys[i].rolling_period;
+        period = period < 1 ? 1 : period > INTERVALS_PER_DAY ? INTERVALS_PER_DAY : period;
         int64_t valid_end = (int64_t)start + period;
         if (bench_now < (valid_end + 12) * SECONDS_PER_INTERVAL) continue;           /* under embargo */
         if (valid_end * SECONDS_PER_INTERVAL < bench_now - 14 * 86400) continue;     /* too old */
         const DayFilter *first_day = filter_of(x, start), *last_day = filter_of(x, start + period - 1);
         if (!first_day && !last_day) continue;                                       /* nobody near that day */
-        key_schedule(tek, start);
+        key_schedule(keys[i].tek, start, period);
         int hit = 0;
         for (uint32_t j = 0; j < period;) {
             uint32_t n = start + j;
