@@ -10,7 +10,7 @@ import Glibc
 /// baseline in the same run, because the machines are shared and their speed varies.
 enum BenchCommand {
     static let help = """
-        usage: enbeacon bench match [--keys N] [--sightings N]... [--export-file PATH]
+        usage: enbeacon bench match [--keys N] [--sightings N]... [--reference] [--export-file PATH]
                enbeacon bench store [--per-day N] [--days N]
 
         match   matching throughput: N random diagnosis keys (default 2,000,000) against N stored
@@ -22,6 +22,11 @@ enum BenchCommand {
                 memory, its filter's false-positive rate on 4,000,000 random RPIs, and the
                 matcher's time as a % of the key schedule alone; the last line is `match N keys/s`
                 at the first count.
+                --reference: the same keys and sightings also go through a C reference of the key
+                schedule and the matcher (Tools/bench/match-reference.c, found here or above the
+                executable, compiled with cc -O2 and loaded into this process), timed in the same
+                slices; prints keys/s of each and Swift's as a ratio of the reference's, and fails
+                if the two derive different RPIs or match different keys. Needs cc and libssl-dev.
                 --export-file PATH: the same keys in a signed export file instead, matched as
                 `enbeacon match` does (read 64 KiB at a time, verified, keys streamed): PATH is
                 written first if it does not exist (its public key beside it as PATH.pub.pem), else
@@ -42,12 +47,15 @@ enum BenchCommand {
             var sightings: [Int] = []
             for text in try arguments.options("--sightings") { sightings.append(try count("--sightings", text)) }
             let exportFile = try arguments.option("--export-file")
+            let reference = arguments.flag("--reference")
             try arguments.finish()
             if let exportFile {
                 guard sightings.count <= 1 else { throw UsageError("bench", "--export-file takes one --sightings count") }
+                guard !reference else { throw UsageError("bench", "--reference does not go with --export-file") }
                 return matchExportFile(path: exportFile, keys: keys, sightings: sightings.first ?? 20_000, out: out)
             }
-            return match(keys: keys, sightingCounts: sightings.isEmpty ? [20_000, 200_000] : sightings, out: out)
+            return match(keys: keys, sightingCounts: sightings.isEmpty ? [20_000, 200_000] : sightings,
+                         reference: reference, out: out)
         case "store":
             let perDay = try count(&arguments, "--per-day", default: 5_000)
             let days = try count(&arguments, "--days", default: 14)
@@ -110,7 +118,8 @@ enum BenchCommand {
         return (sightings, planted)
     }
 
-    /// One sighting count of `bench match`: its matcher and what was measured of it.
+    /// One sighting count of `bench match`: its matcher and what was measured of it, and the same for the C
+    /// reference's matcher when there is one.
     struct MatchRun {
         let sightings: Int
         let planted: Int
@@ -118,43 +127,79 @@ enum BenchCommand {
         let build: Double
         var seconds = 0.0
         var matched = 0
+        var referenceIndex: UnsafeMutableRawPointer?
+        var referenceSeconds = 0.0
+        var referenceMatched = 0
     }
 
-    static func match(keys keyCount: Int, sightingCounts: [Int], out: FileOutput) -> Int32 {
+    /// What one timed turn of a slice runs.
+    enum Contestant {
+        case keySchedule, matcher(Int), referenceKeySchedule, referenceMatcher(Int)
+    }
+
+    static func match(keys keyCount: Int, sightingCounts: [Int], reference wantsReference: Bool, out: FileOutput) -> Int32 {
         guard let schedule = try? KeySchedule() else { return 1 }
+        var reference: MatchReference?
+        if wantsReference {
+            do {
+                reference = try MatchReference(now: benchNow)
+            } catch {
+                out.write("enbeacon bench match: \(error)\n")
+                return 1
+            }
+        }
         var runs: [MatchRun] = []
         for count in sightingCounts {
             let (sightings, planted) = benchSightings(keys: keyCount, sightings: count, schedule: schedule)
             let buildStart = monotonicSeconds()
             let matcher = KeyMatcher(sightings: sightings, now: benchNow, schedule: schedule)
-            runs.append(MatchRun(sightings: count, planted: planted, matcher: matcher, build: monotonicSeconds() - buildStart))
+            var run = MatchRun(sightings: count, planted: planted, matcher: matcher, build: monotonicSeconds() - buildStart)
+            // The bench's sightings all lie within the retention period, so the reference indexes every one.
+            run.referenceIndex = reference?.index(rpis: sightings.map(\.rpi), intervals: sightings.map { $0.interval?.value ?? 0 },
+                                                  toleranceIntervals: matcher.rules.toleranceIntervals)
+            runs.append(run)
         }
+        defer { for run in runs { reference?.free(index: run.referenceIndex) } }
 
         // The keys go by in slices; each slice is timed once through the key schedule alone and once
-        // through each matcher, the order turning from slice to slice. The machines are shared: a
-        // neighbour's build that starts halfway through then slows the baseline and the matchers alike,
-        // where timing each over the whole run would charge it to whichever ran last. The clock is this
-        // thread's CPU time, so time the neighbours hold the core is charged to no one.
-        var sink: UInt64 = 0
-        var baseline = 0.0
+        // through each matcher (and, with --reference, through the C reference's of each), the order turning
+        // from slice to slice. The machines are shared: a neighbour's build that starts halfway through then
+        // slows all of them alike, where timing each over the whole run would charge it to whichever ran last.
+        // The clock is this thread's CPU time, so time the neighbours hold the core is charged to no one. A
+        // slice's keys are drawn before any of it is timed, so the figures are the key schedule's and the
+        // matchers' alone.
+        var contestants: [Contestant] = [.keySchedule] + runs.indices.map { .matcher($0) }
+        if reference != nil { contestants += [.referenceKeySchedule] + runs.indices.map { .referenceMatcher($0) } }
+        var sink: UInt64 = 0, referenceSink: UInt64 = 0
+        var baseline = 0.0, referenceBaseline = 0.0
+        var referenceKeys: [UInt8] = []
         let sliceCount = min(keyCount, 40)
         for slice in 0..<sliceCount {
-            let keys = keyCount * slice / sliceCount ..< keyCount * (slice + 1) / sliceCount
-            for turn in 0...runs.count {
-                let which = (turn + slice) % (runs.count + 1)
+            let keys = (keyCount * slice / sliceCount ..< keyCount * (slice + 1) / sliceCount).map(benchKey)
+            if reference != nil { MatchReference.layOut(keys, into: &referenceKeys) }
+            for turn in contestants.indices {
                 let start = cpuSeconds()
-                if which == runs.count {
-                    for i in keys {
-                        let tek = benchKey(i).tek
-                        schedule.withRPIs(rpik: schedule.rpik(tek.keyData), from: tek.rollingStart) { sink ^= UInt64($0[143].prefix16) }
+                switch contestants[(turn + slice) % contestants.count] {
+                case .keySchedule:
+                    for key in keys {
+                        schedule.withRPIs(rpik: schedule.rpik(key.tek.keyData), from: key.tek.rollingStart) {
+                            sink ^= $0.blocks.loadUnaligned(fromByteOffset: 143 * 16, as: UInt64.self)
+                        }
                     }
                     baseline += cpuSeconds() - start
-                } else {
-                    let matcher = runs[which].matcher
+                case .matcher(let r):
+                    let matcher = runs[r].matcher
                     var matched = 0
-                    for i in keys where !matcher.match(benchKey(i)).isEmpty { matched += 1 }
-                    runs[which].seconds += cpuSeconds() - start
-                    runs[which].matched += matched
+                    for key in keys where !matcher.match(key).isEmpty { matched += 1 }
+                    runs[r].seconds += cpuSeconds() - start
+                    runs[r].matched += matched
+                case .referenceKeySchedule:
+                    referenceSink ^= referenceKeys.withUnsafeBytes { reference!.keySchedule($0.baseAddress, keys.count) }
+                    referenceBaseline += cpuSeconds() - start
+                case .referenceMatcher(let r):
+                    let matched = referenceKeys.withUnsafeBytes { reference!.match(runs[r].referenceIndex, $0.baseAddress, keys.count) }
+                    runs[r].referenceSeconds += cpuSeconds() - start
+                    runs[r].referenceMatched += matched
                 }
             }
         }
@@ -175,12 +220,28 @@ enum BenchCommand {
             out.write("matcher at \(run.sightings) sightings: \(format(run.seconds / baseline * 100)) % of the key schedule alone, "
                       + "\(keysPerSecond(keyCount, run.seconds)) keys/s\n")
         }
+        var agrees = true
+        if let reference {
+            out.write("C reference: \(reference.source), cc \(MatchReference.compilerFlags.joined(separator: " ")), "
+                      + "timed in the same slices\n")
+            out.write("key schedule: Swift \(keysPerSecond(keyCount, baseline)) keys/s, C reference "
+                      + "\(keysPerSecond(keyCount, referenceBaseline)) keys/s, ratio \(formatRatio(referenceBaseline / baseline))\n")
+            for run in runs {
+                out.write("matcher at \(run.sightings) sightings: Swift \(keysPerSecond(keyCount, run.seconds)) keys/s, C reference "
+                          + "\(keysPerSecond(keyCount, run.referenceSeconds)) keys/s, ratio \(formatRatio(run.referenceSeconds / run.seconds)), "
+                          + "C matched keys \(run.referenceMatched)\n")
+            }
+            if sink != referenceSink || runs.contains(where: { $0.referenceMatched != $0.matched }) {
+                out.write("the C reference disagrees with Swift: its RPIs or its matches differ\n")
+                agrees = false
+            }
+        }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         out.write("peak RSS \(usage.ru_maxrss / 1024) MB\n")
         out.write("match \(keysPerSecond(keyCount, runs[0].seconds)) keys/s\n")
         if sink == 42 { out.write("") }  // keeps the baseline loop from being optimised away
-        return runs.allSatisfy { $0.matched == $0.planted } ? 0 : 1
+        return agrees && runs.allSatisfy({ $0.matched == $0.planted }) ? 0 : 1
     }
 
     static func keysPerSecond(_ keys: Int, _ seconds: Double) -> Int { Int(Double(keys) / max(seconds, 1e-9)) }
@@ -291,6 +352,13 @@ enum BenchCommand {
     static func format(_ x: Double) -> String {
         let scaled = (x * 10).rounded() / 10
         return String(scaled)
+    }
+
+    /// A ratio with three decimals.
+    static func formatRatio(_ x: Double) -> String {
+        let thousandths = Int((x * 1000).rounded())
+        let fraction = String(thousandths % 1000)
+        return "\(thousandths / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
     /// A rate as a percentage with three decimals: false-positive rates are a few hundredths of a percent.

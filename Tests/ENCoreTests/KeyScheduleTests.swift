@@ -1,5 +1,9 @@
+import COpenSSL
 import Testing
 @testable import ENCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The official GAEN v1.2 test vector: written out literally so a fresh clone checks it without ../shared.
 @Suite struct KeyScheduleTests {
@@ -64,6 +68,76 @@ import Testing
         }
         let short = schedule.withRPIs(rpik: rpik, from: start, count: 7) { b in (0..<b.count).map { b[$0] } }
         #expect(short == Array(batch.prefix(7)))
+    }
+
+    /// HKDF laid out in SHA-256 blocks agrees with libcrypto's own HKDF (EVP_KDF), for every info length one
+    /// block holds and for the infos the badge uses.
+    @Test func hkdfAgreesWithLibcryptoHKDF() throws {
+        var rng = SplitMix64(seed: 0x4B_D1F0)
+        for length in 0...KeySchedule.maxInfoLength {
+            for _ in 0..<20 {
+                let ikm = Bytes16(low: rng.next(), high: rng.next())
+                let info = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                #expect(schedule.hkdf16(ikm, info: info) == libcryptoHKDF(ikm, info), "info length \(length)")
+            }
+        }
+        for _ in 0..<200 {
+            let ikm = Bytes16(low: rng.next(), high: rng.next())
+            let interval = ENIntervalNumber(UInt32(truncatingIfNeeded: rng.next()))
+            #expect(schedule.rpik(ikm) == libcryptoHKDF(ikm, Array(KeySchedule.rpikInfo.utf8)))
+            #expect(schedule.aemk(ikm) == libcryptoHKDF(ikm, Array(KeySchedule.aemkInfo.utf8)))
+            var info = Array(KeySchedule.addressInfo.utf8)
+            withUnsafeBytes(of: interval.value.littleEndian) { info += $0 }
+            let okm = libcryptoHKDF(ikm, info).bytes
+            #expect(schedule.addressBits(tek: ikm, interval: interval) == okm.prefix(6).reduce(0) { $0 << 8 | UInt64($1) })
+        }
+    }
+
+    /// HKDF-SHA256(ikm, no salt, info, 16) through EVP_KDF("HKDF").
+    func libcryptoHKDF(_ ikm: Bytes16, _ info: [UInt8]) -> Bytes16 {
+        let kdf = EVP_KDF_fetch(nil, "HKDF", nil)
+        let context = EVP_KDF_CTX_new(kdf)
+        defer {
+            EVP_KDF_CTX_free(context)
+            EVP_KDF_free(kdf)
+        }
+        // OSSL_PARAM keeps pointers to its names and values: all of them must outlive the derive call.
+        let names = ["digest", "key", "info", "SHA256"].map { name in name.withCString { strdup($0)! } }
+        defer { names.forEach { free($0) } }
+        var key = ikm.bytes, infoBytes = info
+        var out = [UInt8](repeating: 0, count: 16)
+        let derived = key.withUnsafeMutableBytes { k in
+            infoBytes.withUnsafeMutableBytes { i in
+                var params = [
+                    OSSL_PARAM_construct_utf8_string(names[0], names[3], 0),
+                    OSSL_PARAM_construct_octet_string(names[1], k.baseAddress, k.count),
+                    OSSL_PARAM_construct_octet_string(names[2], i.count == 0 ? nil : i.baseAddress, i.count),
+                    OSSL_PARAM_construct_end(),
+                ]
+                return EVP_KDF_derive(context, &out, 16, &params)
+            }
+        }
+        precondition(derived == 1, "EVP_KDF_derive(HKDF)")
+        return Bytes16(out)!
+    }
+
+    /// PaddedData is written once per day's set and rewritten only when the intervals change: batches of several
+    /// starts and lengths, in an order that reuses a set, outgrows it, and gives it to a day 16 days later, equal
+    /// those of a fresh instance.
+    @Test func batchesFollowTheirIntervals() throws {
+        let rpik = schedule.rpik(tek)
+        let start = ENIntervalNumber(2_700_000)
+        let later = UInt32(KeySchedule.paddedDays) * ENIntervalNumber.intervalsPerDay
+        let calls: [(UInt32, Int)] = [(0, 7), (0, 144), (0, 3), (1, 3), (1, 144), (0, 144), (144, 1), (later, 144),
+                                      (0, 144), (0, 2), (later + 5, 9), (later, 144)]
+        for (offset, count) in calls {
+            let from = ENIntervalNumber(start.value + offset)
+            let got = schedule.withRPIs(rpik: rpik, from: from, count: count) { b in (0..<b.count).map { b[$0] } }
+            let fresh = try KeySchedule()
+            let expected = fresh.withRPIs(rpik: rpik, from: from, count: count) { b in (0..<b.count).map { b[$0] } }
+            #expect(got == expected, "from +\(offset), \(count) RPIs")
+            #expect(got[0] == fresh.rpi(rpik: rpik, interval: from))
+        }
     }
 
     @Test func paddedDataWrapsAtTheEndOfUInt32() {

@@ -290,6 +290,22 @@ import Testing
         let again = try Enbeacon.run(["bench", "match", "--keys", "5", "--sightings", "200", "--export-file", path])
         #expect(again.status == 0 && again.stdout.contains("keys 20000,") && !again.stdout.contains("written in"))
     }
+
+    static var compilerAvailable: Bool {
+        ["/usr/bin/cc", "/usr/local/bin/cc", "/bin/cc"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The C reference builds from the checkout, derives the same RPIs (else the status is 1) and matches the
+    /// same keys, and each figure comes with its ratio.
+    @Test(.enabled(if: compilerAvailable, "no cc: bench match --reference compiles its C reference"))
+    func benchSetsSwiftAgainstTheCReference() throws {
+        let r = try Enbeacon.run(["bench", "match", "--keys", "20000", "--sightings", "200", "--reference"])
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("key schedule: Swift ") && $0.contains(" keys/s, C reference ") && $0.contains(", ratio ") })
+        #expect(lines.contains { $0.hasPrefix("matcher at 200 sightings: Swift ") && $0.hasSuffix(", C matched keys 2") })
+        #expect(lines.last?.hasPrefix("match ") == true)
+    }
 }
 
 extension Enbeacon {

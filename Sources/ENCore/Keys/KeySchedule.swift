@@ -3,80 +3,169 @@ import COpenSSL
 /// The GAEN key schedule (Cryptography spec v1.2) on top of libcrypto:
 /// RPIK and AEMK by HKDF-SHA256, RPIs by AES-128-ECB, AEMs by AES-128-CTR.
 ///
-/// HKDF is taken as what RFC 5869 defines it to be for one output block: PRK = HMAC(salt, IKM),
-/// OKM = HMAC(PRK, info ‖ 0x01), with libcrypto's HMAC. OpenSSL 3.0's EVP_KDF("HKDF") gives the same bytes
-/// but costs ~3 µs a call in parameter parsing and context set-up; two keyed HMAC contexts cost ~0.9 µs,
-/// which is what lets the matcher stay above 400,000 keys/s. The official vectors and a 1,000-case
-/// cross-check against Python's HKDF (cryptography package) pin the result.
+/// HKDF is taken as what RFC 5869 defines it to be for one output block, PRK = HMAC(salt, IKM) and
+/// OKM = HMAC(PRK, info ‖ 0x01), and each HMAC as the two SHA-256 hashes it is, computed with libcrypto's
+/// SHA-256 compression function (`enb_sha256_block`, COpenSSL's sha256_block.h). The salt is always absent
+/// (32 zero bytes), so the states after its inner and outer pad blocks are computed once, and every block a key
+/// hashes is laid out in advance, padded as SHA-256 pads a message: a key costs six compressions and no
+/// allocation, finalisation or parameter parsing. The 144 RPIs are one call to the provider's own AES-128-ECB
+/// (`enb_provider_cipher`, provider_cipher.h), rekeyed per key. `enbeacon bench match --reference` sets this
+/// against the same work in C (Tools/bench/match-reference.c). The official vectors, a 1,000-case cross-check
+/// against Python's HKDF and a cross-check against libcrypto's own EVP_KDF HKDF pin the result.
 ///
-/// One instance owns its OpenSSL contexts and scratch buffers and reuses them for every call, so the
-/// matcher's inner loop (one HKDF and one 2,304-byte AES call per diagnosis key) allocates nothing.
-/// Not thread-safe by design: the agent is single-threaded; a second thread makes its own instance.
+/// One instance owns its states, buffers and cipher contexts and reuses them for every call, so the matcher's
+/// inner loop allocates nothing. Not thread-safe by design: the agent is single-threaded; a second thread makes
+/// its own instance.
 public final class KeySchedule {
     public static let rpikInfo = "EN-RPIK"
     public static let aemkInfo = "EN-AEMK"
     /// "EN-RPI" followed by six zero bytes: the constant head of every PaddedData block.
     static let paddedDataPrefix: [UInt8] = Array("EN-RPI".utf8) + [0, 0, 0, 0, 0, 0]
     public static let maxBatch = Int(ENIntervalNumber.intervalsPerDay)
+    static let addressInfo = "enbeacon-address"
+    /// The longest info one block holds after its 0x01, SHA-256's 0x80 and the 8-byte length.
+    static let maxInfoLength = 64 - 1 - 1 - 8
 
-    private let hmac: OpaquePointer
-    /// HMAC-SHA256 keyed once with the 32 zero bytes of the absent salt: the extract step reuses the key.
-    private let extractContext: OpaquePointer
-    /// HMAC-SHA256 keyed with each PRK: the expand step.
-    private let expandContext: OpaquePointer
-    private static let rpikExpandInput: [UInt8] = Array(rpikInfo.utf8) + [0x01]
-    private static let aemkExpandInput: [UInt8] = Array(aemkInfo.utf8) + [0x01]
-    private let ecb: OpaquePointer
-    private let ctr: OpaquePointer
-    private let ecbContext: OpaquePointer
-    private let ctrContext: OpaquePointer
-    /// 144 PaddedData blocks; only the trailing little-endian interval of each block changes per call.
-    private let padded: UnsafeMutableRawBufferPointer
-    private let rpis: UnsafeMutableRawBufferPointer
-    /// OSSL_PARAM keeps pointers to its name and value strings, so they must outlive the call that builds
-    /// it: a Swift string literal bridged to `const char *` would dangle. These live as long as the instance.
-    private let names = CStrings(["digest", "key", "info", "SHA256"])
-
-    public init() throws(CryptoError) {
-        guard let hmac = EVP_MAC_fetch(nil, "HMAC", nil) else { throw .openSSL("EVP_MAC_fetch(HMAC)") }
-        guard let extractContext = EVP_MAC_CTX_new(hmac), let expandContext = EVP_MAC_CTX_new(hmac) else {
-            EVP_MAC_free(hmac)
-            throw .openSSL("EVP_MAC_CTX_new")
-        }
-        guard let ecb = EVP_CIPHER_fetch(nil, "AES-128-ECB", nil),
-              let ctr = EVP_CIPHER_fetch(nil, "AES-128-CTR", nil),
-              let ecbContext = EVP_CIPHER_CTX_new(), let ctrContext = EVP_CIPHER_CTX_new()
-        else {
-            EVP_MAC_CTX_free(extractContext)
-            EVP_MAC_CTX_free(expandContext)
-            EVP_MAC_free(hmac)
-            throw .openSSL("EVP_CIPHER_fetch(AES-128)")
-        }
-        (self.hmac, self.extractContext, self.expandContext, self.ecb, self.ctr) = (hmac, extractContext, expandContext, ecb, ctr)
-        (self.ecbContext, self.ctrContext) = (ecbContext, ctrContext)
-        padded = .allocate(byteCount: Self.maxBatch * 16, alignment: 16)
-        rpis = .allocate(byteCount: Self.maxBatch * 16, alignment: 16)
-        for block in 0..<Self.maxBatch {
-            for (i, b) in Self.paddedDataPrefix.enumerated() { padded[block * 16 + i] = b }
-        }
-        guard setDigest(extractContext), setDigest(expandContext) else { throw .openSSL("EVP_MAC_CTX_set_params") }
-        let zeroSalt = [UInt8](repeating: 0, count: 32)  // RFC 5869: no salt = HashLen zero bytes
-        guard EVP_MAC_init(extractContext, zeroSalt, 32, nil) == 1 else { throw .openSSL("EVP_MAC_init") }
+    /// SHA-256 message blocks, 64 bytes each, at the start of `memory`. Each message follows one pad block, and
+    /// each block is laid out already padded as SHA-256 pads such a message: only its leading bytes change.
+    private enum Block: Int, CaseIterable {
+        /// The extract's inner message: the TEK (16 bytes).
+        case extract
+        /// The extract's outer message: its inner hash (32 bytes).
+        case extractOuter
+        /// The expand's pad blocks: PRK ⊕ 0x36 and PRK ⊕ 0x5c (32 bytes, then the pad byte alone).
+        case expandInnerPad, expandOuterPad
+        /// The expand's inner message, info ‖ 0x01: for the RPIK, the AEMK, and any other info (`addressBits`).
+        case rpikInfo, aemkInfo, otherInfo
+        /// The expand's outer message: its inner hash (32 bytes).
+        case expandOuter
     }
 
-    private func setDigest(_ context: OpaquePointer) -> Bool {
-        withUnsafeTemporaryAllocation(of: OSSL_PARAM.self, capacity: 2) { params in
-            params[0] = OSSL_PARAM_construct_utf8_string(names[0], names[3], 0)
-            params[1] = OSSL_PARAM_construct_end()
-            return EVP_MAC_CTX_set_params(context, params.baseAddress) == 1
+    /// SHA-256 states, in `memory` after the blocks.
+    private enum State: Int, CaseIterable {
+        /// After the zero salt's inner and after its outer pad block, and SHA-256's initial state: set once.
+        case saltInner, saltOuter, initial
+        /// The inner and the outer hash under way.
+        case inner, outer
+    }
+
+    /// Days of PaddedData kept: a 14-day export's keys, in any order, find the blocks of their day written.
+    static let paddedDays = 16
+
+    /// The blocks, the states, what each day of PaddedData holds, the PaddedData and 144 RPIs: one allocation
+    /// for everything a key reads and writes.
+    private let memory: UnsafeMutableRawPointer
+    private let memoryBytes: Int
+    private let statesOffset: Int
+    /// For each of the `paddedDays` sets of PaddedData, the first interval it holds and how many (UInt32 each).
+    private let paddedIntervals: UnsafeMutablePointer<UInt32>
+    /// `paddedDays` sets of 144 PaddedData blocks. Only the trailing little-endian interval of each block differs
+    /// from key to key, and the keys of one day share theirs: a key uses the set of its first interval's day
+    /// (modulo `paddedDays`), written only when that set holds other intervals. Exports mix the keys of their
+    /// 14 days in any order, and writing each key's 144 intervals took 16 % of a key schedule (13 % in C) on
+    /// x86 with AES and SHA instructions.
+    private let padded: UnsafeMutableRawPointer
+    private let rpis: UnsafeMutableRawPointer
+    /// AES-128-ECB for the RPIs: its provider's functions and one context of it, rekeyed per key (in an allocation
+    /// of its own, so each call passes a stable pointer). `ecbCipher` keeps the provider loaded.
+    private let ecbCipher: OpaquePointer
+    private let ecb: UnsafeMutablePointer<enb_provider_cipher>
+    /// AES-128-CTR for the AEMs (only keys with a candidate hit need them): given its cipher once, then only
+    /// rekeyed (a NULL cipher reuses the context, so nothing is fetched or allocated per call).
+    private let ctrContext: OpaquePointer
+
+    public init() throws(CryptoError) {
+        let stateStride = MemoryLayout<SHA256_CTX>.stride
+        statesOffset = Block.allCases.count * 64
+        let intervalsOffset = statesOffset + State.allCases.count * stateStride
+        let paddedOffset = (intervalsOffset + Self.paddedDays * 8 + 63) / 64 * 64
+        memoryBytes = paddedOffset + (Self.paddedDays + 1) * Self.maxBatch * 16
+        guard let ecbCipher = EVP_CIPHER_fetch(nil, "AES-128-ECB", nil) else { throw .openSSL("EVP_CIPHER_fetch(AES-128-ECB)") }
+        let ecb = UnsafeMutablePointer<enb_provider_cipher>.allocate(capacity: 1)
+        guard enb_provider_cipher_open(ecbCipher, "AES-128-ECB", ecb) == 1 else {
+            ecb.deallocate()
+            EVP_CIPHER_free(ecbCipher)
+            throw .openSSL("AES-128-ECB from its provider")
         }
+        guard let ctrCipher = EVP_CIPHER_fetch(nil, "AES-128-CTR", nil), let ctrContext = EVP_CIPHER_CTX_new(),
+              EVP_EncryptInit_ex2(ctrContext, ctrCipher, nil, nil, nil) == 1 else {
+            enb_provider_cipher_close(ecb)
+            ecb.deallocate()
+            EVP_CIPHER_free(ecbCipher)
+            throw .openSSL("AES-128-CTR")
+        }
+        EVP_CIPHER_free(ctrCipher)  // the context holds its own reference
+        (self.ecbCipher, self.ecb, self.ctrContext) = (ecbCipher, ecb, ctrContext)
+        memory = .allocate(byteCount: memoryBytes, alignment: 64)
+        memory.initializeMemory(as: UInt8.self, repeating: 0, count: memoryBytes)
+        (memory + statesOffset).bindMemory(to: SHA256_CTX.self, capacity: State.allCases.count)
+        // Zero: every set is empty.
+        paddedIntervals = (memory + intervalsOffset).bindMemory(to: UInt32.self, capacity: 2 * Self.paddedDays)
+        padded = memory + paddedOffset
+        rpis = padded + Self.paddedDays * Self.maxBatch * 16
+
+        // Only `h`, the state words at the start of the struct, is read and carried between compressions.
+        precondition(MemoryLayout<SHA256_CTX>.offset(of: \SHA256_CTX.h) == 0, "SHA256_CTX starts with its state")
+        for j in 0..<Self.paddedDays * Self.maxBatch {
+            for (i, b) in Self.paddedDataPrefix.enumerated() { padded.storeBytes(of: b, toByteOffset: j * 16 + i, as: UInt8.self) }
+        }
+        // RFC 5869: no salt is HashLen zero bytes, so each of its HMAC pad blocks is the pad byte alone.
+        // Per key, only the first 32 bytes of the expand's pad blocks change (the PRK's length).
+        block(.expandInnerPad).update(repeating: 0x36, count: 64)
+        block(.expandOuterPad).update(repeating: 0x5c, count: 64)
+        enb_sha256_init(state(.initial))
+        for (saved, pad) in [(State.saltInner, Block.expandInnerPad), (.saltOuter, .expandOuterPad)] {
+            state(saved).update(from: state(.initial), count: 1)
+            enb_sha256_block(state(saved), block(pad))
+        }
+        pad(.extract, messageBytes: 16)
+        pad(.extractOuter, messageBytes: 32)
+        pad(.expandOuter, messageBytes: 32)
+        setInfo(.rpikInfo, Array(Self.rpikInfo.utf8))
+        setInfo(.aemkInfo, Array(Self.aemkInfo.utf8))
+    }
+
+    deinit {
+        // The buffers last held a PRK's pads and an RPIK, as secret as the TEK they came from.
+        OPENSSL_cleanse(memory, memoryBytes)
+        memory.deallocate()
+        enb_provider_cipher_close(ecb)
+        ecb.deallocate()
+        EVP_CIPHER_free(ecbCipher)
+        EVP_CIPHER_CTX_free(ctrContext)
+    }
+
+    @inline(__always) private func block(_ b: Block) -> UnsafeMutablePointer<UInt8> {
+        (memory + (b.rawValue &* 64)).assumingMemoryBound(to: UInt8.self)
+    }
+
+    @inline(__always) private func state(_ s: State) -> UnsafeMutablePointer<SHA256_CTX> {
+        (memory + (statesOffset &+ s.rawValue &* MemoryLayout<SHA256_CTX>.stride)).assumingMemoryBound(to: SHA256_CTX.self)
+    }
+
+    /// Clears block `b` and writes SHA-256's padding after its first `messageBytes`, for a message of one pad
+    /// block and those bytes.
+    private func pad(_ b: Block, messageBytes: Int) {
+        let p = block(b)
+        p.update(repeating: 0, count: 64)
+        p[messageBytes] = 0x80
+        UnsafeMutableRawPointer(p).storeBytes(of: (UInt64(64 + messageBytes) * 8).bigEndian, toByteOffset: 56, as: UInt64.self)
+    }
+
+    /// Lays out the expand's inner message `info ‖ 0x01` in block `b`.
+    private func setInfo(_ b: Block, _ info: [UInt8]) {
+        precondition(info.count <= Self.maxInfoLength, "HKDF info too long for one block")
+        pad(b, messageBytes: info.count + 1)
+        let p = block(b)
+        for (i, byte) in info.enumerated() { p[i] = byte }
+        p[info.count] = 0x01
     }
 
     /// Rolling Proximity Identifier Key: HKDF-SHA256(TEK, no salt, "EN-RPIK", 16).
-    public func rpik(_ tek: Bytes16) -> Bytes16 { hkdf16(tek, Self.rpikExpandInput) }
+    public func rpik(_ tek: Bytes16) -> Bytes16 { hkdf16(tek, .rpikInfo) }
 
     /// Associated Encrypted Metadata Key: HKDF-SHA256(TEK, no salt, "EN-AEMK", 16).
-    public func aemk(_ tek: Bytes16) -> Bytes16 { hkdf16(tek, Self.aemkExpandInput) }
+    public func aemk(_ tek: Bytes16) -> Bytes16 { hkdf16(tek, .aemkInfo) }
 
     /// 48 pseudo-random bits for the advertising address that goes with the RPI of `interval`:
     /// HKDF-SHA256(TEK, no salt, "enbeacon-address" ‖ ENIN (uint32 little-endian), 16), first six bytes.
@@ -86,13 +175,17 @@ public final class KeySchedule {
     /// without writing anything at each rotation. Keyed by the TEK, so to anyone without it the address looks
     /// as random as the RPI; once the TEK is published the RPIs are linkable anyway.
     public func addressBits(tek: Bytes16, interval: ENIntervalNumber) -> UInt64 {
-        var input = Array(Self.addressInfo.utf8)
-        withUnsafeBytes(of: interval.value.littleEndian) { input += $0 }
-        let okm = hkdf16(tek, input + [0x01])
+        var info = Array(Self.addressInfo.utf8)
+        withUnsafeBytes(of: interval.value.littleEndian) { info += $0 }
+        let okm = hkdf16(tek, info: info)
         return okm.withUnsafeBytes { raw in (0..<6).reduce(UInt64(0)) { $0 << 8 | UInt64(raw[$1]) } }
     }
 
-    static let addressInfo = "enbeacon-address"
+    /// HKDF-SHA256(`ikm`, no salt, `info`, 16), for an info of up to `maxInfoLength` bytes.
+    func hkdf16(_ ikm: Bytes16, info: [UInt8]) -> Bytes16 {
+        setInfo(.otherInfo, info)
+        return hkdf16(ikm, .otherInfo)
+    }
 
     /// The RPI of one interval.
     public func rpi(rpik: Bytes16, interval: ENIntervalNumber) -> Bytes16 {
@@ -107,19 +200,23 @@ public final class KeySchedule {
         _ body: (RPIBatch) throws(E) -> R
     ) throws(E) -> R {
         precondition(count >= 1 && count <= Self.maxBatch, "RPI batch size must be 1...144")
-        for j in 0..<count {
-            // The spec's ENIN field is uint32 little-endian; wrap rather than trap at the far end of time.
-            padded.storeBytes(of: (start.value &+ UInt32(j)).littleEndian, toByteOffset: j * 16 + 12, as: UInt32.self)
+        let day = Int(start.value / ENIntervalNumber.intervalsPerDay) & (Self.paddedDays &- 1)
+        let blocks = padded + day &* Self.maxBatch &* 16
+        if paddedIntervals[2 &* day] != start.value || paddedIntervals[2 &* day &+ 1] < UInt32(count) {
+            for j in 0..<count {
+                // The spec's ENIN field is uint32 little-endian; wrap rather than trap at the far end of time.
+                blocks.storeBytes(of: (start.value &+ UInt32(j)).littleEndian, toByteOffset: j &* 16 &+ 12, as: UInt32.self)
+            }
+            (paddedIntervals[2 &* day], paddedIntervals[2 &* day &+ 1]) = (start.value, UInt32(count))
         }
-        rpik.withUnsafeBytes { key in
-            check(EVP_EncryptInit_ex2(ecbContext, ecb, key.baseAddress, nil, nil), "EVP_EncryptInit_ex2(ECB)")
+        var key = rpik
+        let encrypted = withUnsafeBytes(of: &key) { key in
+            enb_provider_cipher_encrypt(ecb, key.baseAddress!.assumingMemoryBound(to: UInt8.self), 16,
+                                        blocks.assumingMemoryBound(to: UInt8.self),
+                                        rpis.assumingMemoryBound(to: UInt8.self), count &* 16)
         }
-        EVP_CIPHER_CTX_set_padding(ecbContext, 0)
-        var written: Int32 = 0
-        check(EVP_EncryptUpdate(ecbContext, rpis.baseAddress, &written, padded.baseAddress, Int32(count * 16)),
-              "EVP_EncryptUpdate(ECB)")
-        precondition(written == Int32(count * 16))
-        return try body(RPIBatch(start: start, blocks: UnsafeRawBufferPointer(rebasing: rpis[0..<count * 16])))
+        check(encrypted, "AES-128-ECB")
+        return try body(RPIBatch(start: start, blocks: UnsafeRawBufferPointer(start: rpis, count: count &* 16)))
     }
 
     /// AES-128-CTR with the RPI as the initial counter block. Encryption and decryption are the same
@@ -130,7 +227,7 @@ public final class KeySchedule {
         var written: Int32 = 0
         aemk.withUnsafeBytes { key in
             rpi.withUnsafeBytes { iv in
-                check(EVP_EncryptInit_ex2(ctrContext, ctr, key.baseAddress, iv.baseAddress, nil), "EVP_EncryptInit_ex2(CTR)")
+                check(EVP_EncryptInit_ex2(ctrContext, nil, key.baseAddress, iv.baseAddress, nil), "EVP_EncryptInit_ex2(CTR)")
             }
         }
         withUnsafeMutableBytes(of: &output.word) { out in
@@ -142,54 +239,46 @@ public final class KeySchedule {
         return output
     }
 
-    /// HKDF-SHA256 without salt to 16 bytes (one HMAC block): extract with the zero-salt context, expand
-    /// with `info ‖ 0x01` under the PRK. Buffers live on the stack; nothing is allocated.
+    /// HKDF-SHA256 without salt to 16 bytes (one HMAC block), with the expand's inner message laid out in block
+    /// `info`: six compressions, from the zero salt's saved states and from SHA-256's initial state.
     @_optimize(speed)
-    private func hkdf16(_ ikm: Bytes16, _ expandInput: [UInt8]) -> Bytes16 {
-        var out = Bytes16.zero
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { scratch in
-            let prk = scratch.baseAddress!
-            let okm = prk + 32
-            var length = 0
-            ikm.withUnsafeBytes { key in
-                // A NULL key re-initialises with the key set at start: the zero salt.
-                check(EVP_MAC_init(extractContext, nil, 0, nil), "EVP_MAC_init(extract)")
-                check(EVP_MAC_update(extractContext, key.baseAddress?.assumingMemoryBound(to: UInt8.self), 16),
-                      "EVP_MAC_update(extract)")
-            }
-            check(EVP_MAC_final(extractContext, prk, &length, 32), "EVP_MAC_final(extract)")
-            check(EVP_MAC_init(expandContext, prk, 32, nil), "EVP_MAC_init(expand)")
-            check(EVP_MAC_update(expandContext, expandInput, expandInput.count), "EVP_MAC_update(expand)")
-            check(EVP_MAC_final(expandContext, okm, &length, 32), "EVP_MAC_final(expand)")
-            out.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: okm, count: 16)) }
-            // The PRK is as secret as the TEK it came from.
-            OPENSSL_cleanse(prk, 64)
+    private func hkdf16(_ ikm: Bytes16, _ info: Block) -> Bytes16 {
+        let inner = state(.inner), outer = state(.outer)
+        // Extract: PRK = SHA256(salt ⊕ opad ‖ SHA256(salt ⊕ ipad ‖ IKM)).
+        UnsafeMutableRawPointer(block(.extract)).storeBytes(of: ikm, as: Bytes16.self)
+        inner.update(from: state(.saltInner), count: 1)
+        enb_sha256_block(inner, block(.extract))
+        storeHash(inner, block(.extractOuter))
+        outer.update(from: state(.saltOuter), count: 1)
+        enb_sha256_block(outer, block(.extractOuter))
+        // Expand: OKM = SHA256(PRK ⊕ opad ‖ SHA256(PRK ⊕ ipad ‖ info ‖ 0x01)), the PRK zero-padded to a block.
+        let prk = UnsafeRawPointer(outer)
+        let innerPad = UnsafeMutableRawPointer(block(.expandInnerPad)), outerPad = UnsafeMutableRawPointer(block(.expandOuterPad))
+        for i in 0..<8 {
+            let word = prk.load(fromByteOffset: i &* 4, as: UInt32.self)
+            innerPad.storeBytes(of: (word ^ 0x3636_3636).bigEndian, toByteOffset: i &* 4, as: UInt32.self)
+            outerPad.storeBytes(of: (word ^ 0x5c5c_5c5c).bigEndian, toByteOffset: i &* 4, as: UInt32.self)
         }
-        return out
-    }
-}
-
-/// NUL-terminated copies of a few strings with a stable address for the owner's lifetime.
-final class CStrings {
-    private let pointers: [UnsafeMutablePointer<CChar>]
-    private let lengths: [Int]
-
-    init(_ strings: [String]) {
-        var pointers: [UnsafeMutablePointer<CChar>] = []
-        for string in strings {
-            let utf8 = Array(string.utf8CString)
-            let p = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count)
-            p.initialize(from: utf8, count: utf8.count)
-            pointers.append(p)
-        }
-        self.pointers = pointers
-        lengths = strings.map { $0.utf8.count }
+        inner.update(from: state(.initial), count: 1)
+        enb_sha256_block(inner, block(.expandInnerPad))
+        enb_sha256_block(inner, block(info))
+        storeHash(inner, block(.expandOuter))
+        outer.update(from: state(.initial), count: 1)
+        enb_sha256_block(outer, block(.expandOuterPad))
+        enb_sha256_block(outer, block(.expandOuter))
+        // The OKM, the first 16 bytes of the hash: stored where the next extract writes its IKM, and read back.
+        storeHash(outer, block(.extract), words: 4)
+        return Bytes16(loading: UnsafeRawBufferPointer(start: block(.extract), count: 16))
     }
 
-    deinit { pointers.forEach { $0.deallocate() } }
-
-    subscript(i: Int) -> UnsafeMutablePointer<CChar> { pointers[i] }
-    func length(_ i: Int) -> Int { lengths[i] }
+    /// The first `words` words of the hash in `state`, as bytes: SHA-256's words are big-endian.
+    @inline(__always)
+    private func storeHash(_ state: UnsafeMutablePointer<SHA256_CTX>, _ bytes: UnsafeMutablePointer<UInt8>, words: Int = 8) {
+        let h = UnsafeRawPointer(state), out = UnsafeMutableRawPointer(bytes)
+        for i in 0..<words {
+            out.storeBytes(of: h.load(fromByteOffset: i &* 4, as: UInt32.self).bigEndian, toByteOffset: i &* 4, as: UInt32.self)
+        }
+    }
 }
 
 /// Consecutive RPIs of one key, as derived by `KeySchedule.withRPIs`.

@@ -2,7 +2,7 @@ import COpenSSL
 
 /// HMAC-SHA256 in one call through libcrypto (EVP_Q_mac, OpenSSL 3): the MAC that binds a verification
 /// certificate to the keys it was asked for. Called a few times per upload, so there is nothing to gain
-/// from the reusable contexts `KeySchedule` keeps for its millions of HKDFs.
+/// from the saved SHA-256 states `KeySchedule` keeps for its millions of HKDFs.
 enum HMACSHA256 {
     static let length = 32
 
