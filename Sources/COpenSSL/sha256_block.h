@@ -9,6 +9,12 @@
 // before, ~1,000 ns). The calls are wrapped here with the deprecation warning silenced for them alone, so every
 // other deprecated call still warns.
 #include <openssl/sha.h>
+#include <stddef.h>
+
+// Only `h`, the state words at the start of the struct, is read and carried between compressions: checked
+// here at compile time, for every target's header (a key path, as Swift would check it, is not allowed in the
+// board build).
+_Static_assert(offsetof(SHA256_CTX, h) == 0, "SHA256_CTX starts with its state words");
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"

@@ -104,8 +104,8 @@ public final class KeySchedule {
         padded = memory + paddedOffset
         rpis = padded + Self.paddedDays * Self.maxBatch * 16
 
-        // Only `h`, the state words at the start of the struct, is read and carried between compressions.
-        precondition(MemoryLayout<SHA256_CTX>.offset(of: \SHA256_CTX.h) == 0, "SHA256_CTX starts with its state")
+        // Only `h`, the state words at the start of SHA256_CTX, is carried between compressions (a static
+        // assertion in COpenSSL/sha256_block.h holds the layout to it).
         for j in 0..<Self.paddedDays * Self.maxBatch {
             for (i, b) in Self.paddedDataPrefix.enumerated() { padded.storeBytes(of: b, toByteOffset: j * 16 + i, as: UInt8.self) }
         }
