@@ -11,6 +11,7 @@
 // - board profiles (same syntax) and their console and transport settings parse without trapping, and a
 //   parsed console or transport setting reads back from its description.
 @testable import Agent
+import Glibc
 import ENCore
 import HCI
 
@@ -51,6 +52,14 @@ private func checkAccepted(_ key: ConfigurationKey, _ value: String) {
         invariant(!value.unicodeScalars.contains("\n"), "\(key.name) accepted a line break")
     case .secret:
         invariant(value.utf8.allSatisfy { (0x21...0x7E).contains($0) }, "\(key.name) accepted '\(Array(value.unicodeScalars))'")
+    case .ipv4Endpoint:
+        // What the metrics endpoint will bind: the C library's own reading of the address, and a port.
+        guard !value.isEmpty else { return }
+        let colon = value.lastIndex(of: ":")
+        var address = in_addr()
+        invariant(colon.map { inet_pton(AF_INET, String(value[..<$0]), &address) == 1
+                              && UInt16(value[value.index(after: $0)...]) != nil } == true,
+                  "\(key.name) accepted '\(Array(value.unicodeScalars))'")
     }
 }
 
