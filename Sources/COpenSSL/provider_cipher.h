@@ -3,7 +3,9 @@
 //
 // EVP_EncryptInit_ex2(ctx, NULL, key, NULL, NULL) ends in the same provider call, but OpenSSL 3.0 first asks
 // the provider for the key length through a parameter query (EVP_CIPHER_CTX_get_key_length: OSSL_PARAM_locate,
-// strcmp) at every call: about 50 ns of a 650 ns key schedule on an x86 core with AES and SHA instructions.
+// strcmp) at every call. Tools/bench/libcrypto-calls.c times each way; on one x86 core with AES instructions,
+// rekeying and encrypting 144 blocks took 530 ns with the cipher given at each init (as before), 390 with a
+// NULL cipher, and 282 through the provider's functions.
 // The provider interface (provider-cipher(7), OSSL_PROVIDER_query_operation(3)) is public and stable across
 // OpenSSL 3.x, and the functions are those EVP itself calls for the fetched cipher.
 #include <openssl/core_dispatch.h>

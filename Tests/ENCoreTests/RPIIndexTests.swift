@@ -55,6 +55,19 @@ import Testing
         #expect(index.filters.byteCount <= max(1, count) * 8 + 4096)
     }
 
+    /// A filter is a value, though its lookups read its words through plain pointers: inserting into a copy
+    /// leaves the original as it was.
+    @Test func aFilterIsAValue() {
+        let rpis = Self.randomRPIs(50, seed: 9)
+        var original = RPIFilter(capacity: 100)
+        for rpi in rpis.prefix(25) { original.insert(rpi) }
+        var copy = original
+        for rpi in rpis.suffix(25) { copy.insert(rpi) }
+        #expect(rpis.allSatisfy(copy.mayContain))
+        #expect(rpis.prefix(25).allSatisfy(original.mayContain))
+        #expect(!rpis.suffix(25).allSatisfy(original.mayContain))
+    }
+
     @Test func anEmptyIndexLetsNothingThrough() {
         let index = Self.index([])
         let probes = Self.randomRPIs(10_000, seed: 5)

@@ -32,7 +32,10 @@ public final class KeyMatcher {
 
     public let sightings: [Sighting]
     public let rules: MatchingRules
-    public private(set) var statistics = Statistics()
+    /// Counted for every key. Only `match` writes it, on the matcher's one thread, and never while it is read:
+    /// the dynamic exclusivity check a class's stored property gets at each write (a runtime call per key) is
+    /// left out.
+    @exclusivity(unchecked) public private(set) var statistics = Statistics()
     /// The stored RPIs the keys are matched against (sightings older than the retention period, or too far
     /// ahead of now to match a usable key, left out).
     public let index: RPIIndex

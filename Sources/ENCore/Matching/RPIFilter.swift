@@ -15,15 +15,44 @@
 /// probes whose pattern equals that of an RPI already in the word).
 /// The tables hold the patterns' complements, so a lookup is the word ORed with them: all ones when
 /// every bit of the pattern is set.
-public struct RPIFilter: Sendable {
+///
+/// The words live in memory a `Words` object owns, copied before a write when shared (so the filter is a value
+/// like an array), and the filter also keeps plain pointers to them and to the tables: its `probe` is then
+/// read without touching a reference, so the matcher retains and releases nothing per key. Hence
+/// `@unchecked Sendable`: the memory behind the pointers is written only through a uniquely referenced `Words`.
+public struct RPIFilter: @unchecked Sendable {
     /// Filter bits per stored RPI, at least: the word count is rounded up to a power of two from here.
     public static let minimumBitsPerRPI = 32
     /// Entries in each of the two pattern tables, one per value of a byte.
     static let patternsPerHalf = 256
 
-    private var words: [UInt64]
-    /// `words.count − 1`: the word count is a power of two, so an index is a mask away.
+    /// The words' memory, and a plain pointer to it (`storage.pointer`).
+    private var storage: Words
+    private var words: UnsafeMutablePointer<UInt64>
+    /// The word count − 1: the word count is a power of two, so an index is a mask away.
     private let wordMask: UInt32
+    /// `patternTable`, read without the lazy global's check.
+    private let inversePatterns: UnsafePointer<UInt64>
+
+    /// Zeroed words, freed with their owner.
+    final class Words {
+        let pointer: UnsafeMutablePointer<UInt64>
+        let count: Int
+
+        init(count: Int) {
+            pointer = .allocate(capacity: count)
+            pointer.initialize(repeating: 0, count: count)
+            self.count = count
+        }
+
+        func copy() -> Words {
+            let copy = Words(count: count)
+            copy.pointer.update(from: pointer, count: count)
+            return copy
+        }
+
+        deinit { pointer.deallocate() }
+    }
 
     /// The complements of the bit pairs, shared by every filter: entries 0…255 (for byte 8) clear two
     /// bits of the low half, entries 256…511 (for byte 9) two bits of the high half, so a pattern always
@@ -41,43 +70,54 @@ public struct RPIFilter: Sendable {
         return inversePatterns
     }()
 
+    /// `inversePatterns` in memory that is never freed (4 KiB, once per process), for the filters' plain pointers.
+    struct PatternTable: @unchecked Sendable {
+        let pointer: UnsafePointer<UInt64>
+    }
+    static let patternTable: PatternTable = {
+        let table = UnsafeMutablePointer<UInt64>.allocate(capacity: inversePatterns.count)
+        table.initialize(from: inversePatterns, count: inversePatterns.count)
+        return PatternTable(pointer: table)
+    }()
+
     /// Memory held by the pattern tables, once for all filters.
     public static var patternByteCount: Int { inversePatterns.count * 8 }
 
     /// Memory held by this filter's words.
-    public var byteCount: Int { words.count * 8 }
+    public var byteCount: Int { storage.count * 8 }
 
     /// An empty filter sized for `count` RPIs.
     public init(capacity count: Int) {
         var wordCount = 1
         while wordCount * 64 < count * Self.minimumBitsPerRPI { wordCount *= 2 }
-        words = [UInt64](repeating: 0, count: wordCount)
+        storage = Words(count: wordCount)
+        words = storage.pointer
         wordMask = UInt32(wordCount - 1)
+        inversePatterns = Self.patternTable.pointer
     }
 
     public mutating func insert(_ rpi: Bytes16) {
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = storage.copy()
+            words = storage.pointer
+        }
         let slots = rpi.withUnsafeBytes { Self.slots($0, rpiAt: 0, wordMask) }
-        words[slots.word] |= ~(Self.inversePatterns[slots.low] & Self.inversePatterns[slots.high])
+        words[slots.word] |= ~(inversePatterns[slots.low] & inversePatterns[slots.high])
     }
 
     /// Whether `rpi` may be stored: false means it is not.
     public func mayContain(_ rpi: Bytes16) -> Bool {
-        rpi.withUnsafeBytes { raw in withProbe { $0.covers(raw, 0) } }
+        rpi.withUnsafeBytes { probe.covers($0, 0) }
     }
 
-    /// Calls `body` with a lookup that reads the filter through raw pointers, for the hot loop: the
-    /// pointers are valid only inside `body`.
+    /// The lookup through plain pointers, for the hot loop: valid while this filter (or a copy of it that has
+    /// not been written to) lives.
     @inline(__always)
-    func withProbe<R>(_ body: (Probe) -> R) -> R {
-        words.withUnsafeBufferPointer { words in
-            Self.inversePatterns.withUnsafeBufferPointer { patterns in
-                body(Probe(words: words.baseAddress!, inversePatterns: patterns.baseAddress!, wordMask: wordMask))
-            }
-        }
-    }
+    var probe: Probe { Probe(words: UnsafePointer(words), inversePatterns: inversePatterns, wordMask: wordMask) }
 
     /// The filter's lookup without bounds checks: every index is masked into range by construction.
-    struct Probe {
+    /// `@unchecked Sendable` as the filter is: the words it reads are not written once the filter is shared.
+    struct Probe: @unchecked Sendable {
         let words: UnsafePointer<UInt64>
         let inversePatterns: UnsafePointer<UInt64>
         let wordMask: UInt32

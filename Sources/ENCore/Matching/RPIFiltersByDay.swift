@@ -8,6 +8,10 @@
 public struct RPIFiltersByDay: Sendable {
     /// `filters[d − firstDay]` is day d's filter, nil when no RPI was seen within the tolerance of day d.
     private let filters: [RPIFilter?]
+    /// `probes[d − firstDay]` is `filters[d − firstDay]`'s lookup, kept beside it as plain values: the screening
+    /// loop reads one without copying the filter (which would retain and release its words, for every key).
+    /// The filters are never written after `init`, so the lookups stay valid as long as they do.
+    private let probes: [RPIFilter.Probe?]
     private let firstDay: Int
 
     /// Memory held by the filters, their shared pattern tables included.
@@ -21,7 +25,7 @@ public struct RPIFiltersByDay: Sendable {
     public init(_ rpis: some Collection<(rpi: Bytes16, interval: ENIntervalNumber)>, toleranceIntervals: Int64) {
         guard let firstSeen = rpis.min(by: { $0.interval < $1.interval })?.interval,
               let lastSeen = rpis.max(by: { $0.interval < $1.interval })?.interval else {
-            (filters, firstDay) = ([], 0)
+            (filters, probes, firstDay) = ([], [], 0)
             return
         }
         let firstDay = Self.days(near: firstSeen, toleranceIntervals).lowerBound
@@ -35,6 +39,7 @@ public struct RPIFiltersByDay: Sendable {
             for day in Self.days(near: entry.interval, toleranceIntervals) { filters[day - firstDay]!.insert(entry.rpi) }
         }
         (self.filters, self.firstDay) = (filters, firstDay)
+        probes = filters.map { $0?.probe }
     }
 
     /// The days whose RPIs an RPI seen in `interval` may match: those of `interval` ± the tolerance.
@@ -45,11 +50,22 @@ public struct RPIFiltersByDay: Sendable {
             ... Int(min(Int64(UInt32.max), n + toleranceIntervals) / perDay)
     }
 
-    /// The filter for the RPIs of the day containing `interval`; nil when no stored RPI can match any of them.
+    /// Where the day containing `interval` is in `filters` and `probes`, if the table reaches it.
     @inline(__always)
-    public func filter(containing interval: ENIntervalNumber) -> RPIFilter? {
+    private func slot(containing interval: ENIntervalNumber) -> Int? {
         let i = Int(interval.value / ENIntervalNumber.intervalsPerDay) &- firstDay
-        return i >= 0 && i < filters.count ? filters[i] : nil
+        return i >= 0 && i < filters.count ? i : nil
+    }
+
+    /// The filter for the RPIs of the day containing `interval`; nil when no stored RPI can match any of them.
+    public func filter(containing interval: ENIntervalNumber) -> RPIFilter? {
+        slot(containing: interval).flatMap { filters[$0] }
+    }
+
+    /// The lookup of that filter, for the screening loop, `coversAny` and `mayContain`.
+    @inline(__always)
+    func probe(containing interval: ENIntervalNumber) -> RPIFilter.Probe? {
+        slot(containing: interval).flatMap { probes[$0] }
     }
 
     /// Whether any stored RPI can match an RPI of the `count` intervals from `start` (at most a day's, so
@@ -57,11 +73,11 @@ public struct RPIFiltersByDay: Sendable {
     public func coversAny(from start: ENIntervalNumber, count: Int) -> Bool {
         guard count > 0 else { return false }
         let last = ENIntervalNumber(start.value &+ UInt32(count - 1))
-        return filter(containing: start) != nil || filter(containing: last) != nil
+        return probe(containing: start) != nil || probe(containing: last) != nil
     }
 
     /// Whether `rpi`, derived for `interval`, may be stored: false means it is not.
     public func mayContain(_ rpi: Bytes16, at interval: ENIntervalNumber) -> Bool {
-        filter(containing: interval)?.mayContain(rpi) ?? false
+        rpi.withUnsafeBytes { raw in probe(containing: interval)?.covers(raw, 0) ?? false }
     }
 }

@@ -49,11 +49,11 @@ public struct RPIIndex: Sendable {
             // The batch's RPIs of one day: to the day's last interval, or to the batch's end.
             let interval = ENIntervalNumber(batch.start.value &+ UInt32(dayStart))
             let dayEnd = min(count, dayStart &+ Int(perDay &- interval.value % perDay))
-            filters.filter(containing: interval)?.withProbe { probe in
+            if let probe = filters.probe(containing: interval) {
                 var next = dayStart
                 while true {
                     let j = probe.firstCovered(blocks, from: next, to: dayEnd)
-                    guard j < dayEnd else { return }
+                    guard j < dayEnd else { break }
                     forEachPosition(of: batch[j]) { found(j, $0) }
                     next = j &+ 1
                 }
