@@ -116,7 +116,7 @@ public final class PollLoop: EventLoop {
             guard !timers.isEmpty || watches.anyInterest else { return }
             watches.poll(timeoutMilliseconds: pollTimeoutMilliseconds())
             let turnStart = now
-            runDueTimers()
+            runDueTimers(at: turnStart)
             watches.dispatchReady { !stopRequested }
             // What every callback of one turn cost together: the longest time the loop could not answer.
             longestTurn = max(longestTurn, now - turnStart)
@@ -137,8 +137,7 @@ public final class PollLoop: EventLoop {
         return Int32(clamping: milliseconds)
     }
 
-    private func runDueTimers() {
-        let tickNow = now
+    private func runDueTimers(at tickNow: MonotonicInstant) {
         // Timers scheduled by these callbacks get sequence numbers at or past the fence and wait
         // for the next iteration, after descriptors have had their turn.
         let fence = timers.nextSequence

@@ -1,3 +1,4 @@
+import Agent
 import EventLoop
 import SystemIO
 #if canImport(Glibc)
@@ -17,7 +18,7 @@ public final class MetricsHTTPServer {
         public init() {}
     }
 
-    public let address: MetricsListenAddress
+    public let address: IPv4Endpoint
     private let loop: any EventLoop
     private let settings: Settings
     private let body: () -> String
@@ -28,7 +29,7 @@ public final class MetricsHTTPServer {
     /// Connections answered or closed since the server started.
     public private(set) var served = 0
 
-    public init(address: MetricsListenAddress, loop: any EventLoop, settings: Settings = Settings(), log: Logger,
+    public init(address: IPv4Endpoint, loop: any EventLoop, settings: Settings = Settings(), log: Logger,
                 body: @escaping () -> String) {
         self.address = address
         self.loop = loop

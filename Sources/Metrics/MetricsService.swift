@@ -25,7 +25,7 @@ public final class MetricsService {
     public func configure(_ configuration: Configuration) {
         textfile.configure(configuration)
         let text = configuration[.metricsListen]
-        let wanted = MetricsListenAddress(text)
+        let wanted = IPv4Endpoint(text)
         guard wanted != server?.address else { return }
         server?.stop()
         server = nil

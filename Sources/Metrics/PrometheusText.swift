@@ -39,26 +39,18 @@ public struct PrometheusText: Sendable {
     }
 
     /// A label value escapes backslash, double quote and line feed.
-    static func escapedLabel(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    static func escapedLabel(_ text: String) -> String { escaped(text, quote: true) }
 
-    /// HELP text escapes backslash and line feed.
-    static func escapedHelp(_ text: String) -> String {
+    /// HELP text escapes backslash and line feed (a double quote stays as it is).
+    static func escapedHelp(_ text: String) -> String { escaped(text, quote: false) }
+
+    private static func escaped(_ text: String, quote: Bool) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\\": out += "\\\\"
             case "\n": out += "\\n"
+            case "\"" where quote: out += "\\\""
             default: out.unicodeScalars.append(scalar)
             }
         }

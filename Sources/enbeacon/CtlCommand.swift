@@ -132,17 +132,14 @@ enum CtlCommand {
     /// says it closed the connection before running the command (its connections were all taken), the
     /// command is sent again, for as long as the connect timeout.
     static func run(_ request: Request, out: FileOutput, err: FileOutput) -> Int32 {
-        var start = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
+        let start = BenchCommand.monotonicSeconds()
         var delayMilliseconds: Int64 = 20
         while true {
             switch once(request, out: out, err: err) {
             case .finished(let status):
                 return status
             case .notRun(let reason):
-                var now = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &now)
-                let elapsed = Int64(now.tv_sec - start.tv_sec) * 1000 + Int64(now.tv_nsec - start.tv_nsec) / 1_000_000
+                let elapsed = Int64((BenchCommand.monotonicSeconds() - start) * 1000)
                 guard elapsed + delayMilliseconds < Int64(request.connectSeconds) * 1000 else {
                     err.write(request.answersJSON ? reason + "\n" : "enbeacon ctl: \(reason)\n")
                     return 1

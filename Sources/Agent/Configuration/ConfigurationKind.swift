@@ -67,10 +67,7 @@ public enum ConfigurationKind: Hashable, Sendable {
         case .secret:
             return value.utf8.count <= 1024 && value.utf8.allSatisfy { (0x21...0x7E).contains($0) }
         case .ipv4Endpoint:
-            guard !value.isEmpty else { return true }
-            guard let colon = value.lastIndex(of: ":"), UInt16(value[value.index(after: colon)...]) != nil else { return false }
-            let octets = value[..<colon].split(separator: ".", omittingEmptySubsequences: false)
-            return octets.count == 4 && octets.allSatisfy { $0.count <= 3 && UInt8($0) != nil }
+            return value.isEmpty || IPv4Endpoint(value) != nil
         }
     }
 }

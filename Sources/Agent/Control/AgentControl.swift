@@ -76,7 +76,7 @@ public final class AgentControl {
         m.keyShareState = agent.keyShare?.status.phase.rawValue
         m.indicatorState = agent.indicator.state.rawValue
         m.exposures = agent.exposures.exposures.count
-        m.lastExposureDetectedUnixSeconds = agent.exposures.exposures.map(\.detectedAt).max()
+        m.lastExposureDetectedUnixSeconds = agent.exposures.exposures.map { $0.detectedAt }.max()
         m.longestLoopTurn = (agent.loop as? PollLoop)?.longestTurn
         return m
     }

@@ -80,7 +80,6 @@ public struct KeySyncStatus: Equatable, Sendable {
         public var exportFailures = 0
         public var files = 0
         public var keys = 0
-        public var newExposures = 0
 
         public init() {}
 
@@ -89,7 +88,6 @@ public struct KeySyncStatus: Equatable, Sendable {
             runs += 1
             files += report.processed
             keys += report.keys
-            newExposures += report.newExposures
             if case .failed(let reason) = report.outcome {
                 if reason.hasPrefix("listing ") { listingFailures += 1 } else { exportFailures += 1 }
             }

@@ -2,9 +2,9 @@
 import Glibc
 #endif
 
-/// `metrics.listen`: an IPv4 address and a port. Loopback unless the operator chose otherwise, with consent:
-/// the metrics tell anyone who can reach them whether a badge is on air and how many exposures it recorded.
-public struct MetricsListenAddress: Equatable, Sendable, CustomStringConvertible {
+/// An IPv4 address and a port to listen on (`metrics.listen`), as the C library reads the address: the one
+/// parser behind both the configuration's check (`ConfigurationKind.ipv4Endpoint`) and the socket's bind.
+public struct IPv4Endpoint: Equatable, Sendable, CustomStringConvertible {
     public var host: String
     public var port: UInt16
     fileprivate var ipv4: in_addr_t
@@ -25,7 +25,7 @@ public struct MetricsListenAddress: Equatable, Sendable, CustomStringConvertible
 
     public var description: String { "\(host):\(port)" }
 
-    var socketAddress: sockaddr_in {
+    public var socketAddress: sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
