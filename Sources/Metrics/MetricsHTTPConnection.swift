@@ -1,8 +1,5 @@
 import EventLoop
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One scraper's connection: read the request head, answer once, close. Every misbehaviour ends in a close,
 /// never a wait: no head within the request timeout, a head over 8 KiB, a malformed line, a client that does
@@ -49,7 +46,7 @@ final class MetricsHTTPConnection {
         watch = nil
         timer = nil
         writer.stop()
-        Glibc.close(fd)
+        DescriptorIO.close(fd)
         onClose(self)
     }
 

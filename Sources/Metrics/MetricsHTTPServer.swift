@@ -1,9 +1,5 @@
-import Agent
 import EventLoop
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `GET /metrics` over plain HTTP on the loop, for a Prometheus that scrapes the badge itself
 /// (`metrics.listen ADDRESS:PORT`). The same rules as the console socket: a bounded number of connections,
@@ -45,24 +41,8 @@ public final class MetricsHTTPServer {
 
     public func start() throws(SystemError) {
         guard listener == nil else { return }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw .last("socket") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var socketAddress = address.socketAddress
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            let error = SystemError.last("bind \(address)")
-            Glibc.close(fd)
-            throw error
-        }
-        _ = withUnsafeMutablePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        port = UInt16(bigEndian: socketAddress.sin_port)
+        let (fd, port) = try TCPListener.listen(on: address)
+        self.port = port
         listener = fd
         listenWatch = loop.watch(fd: fd, for: .readable) { [weak self] _ in self?.accept() }
         log.info("metrics: serving http://\(address.host):\(port)/metrics")
@@ -74,7 +54,7 @@ public final class MetricsHTTPServer {
         listenWatch = nil
         for connection in connections { connection.close() }
         connections = []
-        Glibc.close(listener)
+        DescriptorIO.close(listener)
         self.listener = nil
     }
 
@@ -82,10 +62,7 @@ public final class MetricsHTTPServer {
         guard let listener else { return }
         // A bounded batch per turn, as the console socket does.
         for _ in 0..<16 {
-            let fd = Glibc.accept(listener, nil, nil)
-            guard fd >= 0 else { return }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            guard let fd = TCPListener.accept(listener) else { return }
             if connections.count >= settings.maxConnections {
                 // The oldest connection gives way: a scraper sends its request at once, and one that has
                 // not by now is the likeliest to be idle.

@@ -63,6 +63,9 @@ public enum DescriptorIO {
         }
     }
 
+    /// Closes `fd`; a descriptor is released even when close reports an error, so there is nothing to retry.
+    public static func close(_ fd: Int32) { _ = Glibc.close(fd) }
+
     /// Whether a socket has bytes waiting to be read, without taking them (MSG_PEEK): what a server asks
     /// before it judges a connection idle.
     public static func hasBytesWaiting(_ fd: Int32) -> Bool {

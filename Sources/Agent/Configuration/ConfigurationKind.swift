@@ -1,3 +1,5 @@
+import SystemIO
+
 /// What values one configuration key accepts, checked before anything is stored or written back.
 ///
 /// Values stay text (the file's form); a kind only decides which texts are acceptable and how to describe
