@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Simulation", "enbeacon-store-writer"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport", "Agent", "Simulation"]),
-        .testTarget(name: "KeySyncTests", dependencies: ["TestSupport", "KeySync", "Console", "Simulation"]),
+        .testTarget(name: "KeySyncTests", dependencies: ["TestSupport", "KeySync", "Console", "Metrics", "Simulation"]),
         .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "Console", "Simulation"]),
         .testTarget(name: "MetricsTests", dependencies: ["TestSupport", "Metrics", "Console", "Simulation"]),
         .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "Simulation", "Console"]),

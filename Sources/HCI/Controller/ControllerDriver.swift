@@ -147,10 +147,10 @@ public final class ControllerDriver {
         lastProblem = (text, loop.now)
         switch error {
         case .unavailable:
-            log.log(repeated ? .debug : .warn, "controller unavailable: \(text)")
+            log.log(repeated ? .debug : .warn, .controllerUnavailable, "controller unavailable: \(text)")
             scheduleReconnect(absent: true, quietly: repeated)
         case .closed:
-            log.warn("controller link lost: \(text)")
+            log.warn(.controllerLost, "controller link lost: \(text)")
             scheduleReconnect()
         }
     }
@@ -176,7 +176,7 @@ public final class ControllerDriver {
 
     private func initialize(reason: String?) {
         if let reason {
-            log.warn("re-initialising the controller: \(reason)")
+            log.warn(.controllerReinitialising, "re-initialising the controller: \(reason)")
             recordProblem(reason)
         }
         abandonCommands()
@@ -330,7 +330,7 @@ public final class ControllerDriver {
     private func commandTimedOut(_ opcode: Opcode) {
         counters.commandTimeouts += 1
         consecutiveTimeouts += 1
-        log.warn("controller did not answer \(opcode) within \(settings.commandTimeout)")
+        log.warn(.controllerSilent, "controller did not answer \(opcode) within \(settings.commandTimeout)")
         if consecutiveTimeouts >= 2 {
             consecutiveTimeouts = 0
             recordProblem("the controller did not answer \(opcode)")
@@ -370,7 +370,7 @@ public final class ControllerDriver {
             // Firmware that faults again right after every reset would otherwise be reset in a tight loop.
             if hardwareErrorsSinceGoal >= 3 {
                 hardwareErrorsSinceGoal = 0
-                log.warn("controller keeps failing (\(reason))")
+                log.warn(.controllerFailing, "controller keeps failing (\(reason))")
                 recordProblem(reason)
                 scheduleReconnect()
             } else {
