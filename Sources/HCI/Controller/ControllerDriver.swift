@@ -121,11 +121,12 @@ public final class ControllerDriver {
         let transport = makeTransport()
         self.transport = transport
         let myLink = linkGeneration
-        transport.start(onPacket: { [weak self] packet in
-            guard let self, self.linkGeneration == myLink else { return }
+        // The transport holds the driver until `dropLink` stops it (a transport drops its callbacks when stopped).
+        transport.start(onPacket: { packet in
+            guard self.linkGeneration == myLink else { return }
             self.receive(packet)
-        }, onFailure: { [weak self] error in
-            guard let self, self.linkGeneration == myLink else { return }
+        }, onFailure: { error in
+            guard self.linkGeneration == myLink else { return }
             self.transportFailed(error)
         })
         initialize(reason: nil)
@@ -166,9 +167,9 @@ public final class ControllerDriver {
         let delay = min(reconnectDelay, ceiling)
         reconnectDelay = min(reconnectDelay * 2, ceiling)
         log.log(quietly ? .debug : .info, "reconnecting to the controller in \(delay)")
-        reconnectTimer = loop.schedule(after: delay) { [weak self] in
-            self?.reconnectTimer = nil
-            self?.connect()
+        reconnectTimer = loop.schedule(after: delay) {  // cancelled by stop()
+            self.reconnectTimer = nil
+            self.connect()
         }
     }
 
