@@ -54,7 +54,7 @@ let package = Package(
         // textfile collector. Reads the badge only through AgentControl.
         .target(name: "Metrics", dependencies: ["Agent", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
         // Badges and phones on a virtual radio: the virtual board, whole-agent simulations, the demo.
-        .target(name: "Simulation", dependencies: ["Agent", "KeySync", "ENCore", "EventLoop", "HCI", "Store"],
+        .target(name: "Simulation", dependencies: ["Agent", "KeySync", "ENCore", "EventLoop", "HCI", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
         .executableTarget(name: "enbeacon", dependencies: ["Agent", "KeySync", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI", "CLinux",
                                                            "Store", "SystemIO"],
