@@ -15,14 +15,13 @@ import Testing
          "transmissionRiskValueMapping": [{"transmissionRiskLevel": 8, "transmissionRiskValue": 1.6}]}
         """
 
-    static func configurationError(_ json: String) -> String? {
-        do {
-            _ = try CWARiskConfiguration(json: json)
-            return nil
-        } catch {
-            return error.description
-        }
+    /// What loading is refused with, as the operator reads it; nil when it loads.
+    static func refusal(_ load: () throws -> Void) -> String? {
+        do { try load() } catch { return "\(error)" }
+        return nil
     }
+
+    static func configurationError(_ json: String) -> String? { refusal { _ = try CWARiskConfiguration(json: json) } }
 
     @Test func theSmallConfigurationLoads() throws {
         #expect(Self.configurationError(Self.configuration) == nil)
@@ -69,12 +68,7 @@ import Testing
         """
 
     static func windowsError(_ json: String) -> String? {
-        do {
-            _ = try ExposureWindowsJSON.windows(json: json, today: UTCDay(isoDate: "2026-11-26")!)
-            return nil
-        } catch {
-            return error.description
-        }
+        refusal { _ = try ExposureWindowsJSON.windows(json: json, today: UTCDay(isoDate: "2026-11-26")!) }
     }
 
     @Test func theWindowLoadsAsAListAndAsACase() throws {

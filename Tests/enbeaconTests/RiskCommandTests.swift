@@ -90,7 +90,7 @@ import TestSupport
     ])
     func usageErrorsExitTwo(arguments: [String], message: String) throws {
         let r = try Enbeacon.run(arguments)
-        #expect(r.status == 2 && r.stdout.isEmpty && r.stderrLines.count == 1)
+        #expect(r.isOneLineUsageError)
         #expect(r.stderr.contains(message), "stderr was: \(r.stderr)")
     }
 

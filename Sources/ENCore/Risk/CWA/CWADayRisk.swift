@@ -7,15 +7,6 @@ public struct CWADayRisk: Hashable, Sendable {
     public var minimumDistinctEncountersWithLowRisk: Int
     public var minimumDistinctEncountersWithHighRisk: Int
 
-    public init(date: UTCDay, normalizedTime: Double, riskLevel: CWARiskLevel,
-                minimumDistinctEncountersWithLowRisk: Int, minimumDistinctEncountersWithHighRisk: Int) {
-        self.date = date
-        self.normalizedTime = normalizedTime
-        self.riskLevel = riskLevel
-        self.minimumDistinctEncountersWithLowRisk = minimumDistinctEncountersWithLowRisk
-        self.minimumDistinctEncountersWithHighRisk = minimumDistinctEncountersWithHighRisk
-    }
-
     public func minimumDistinctEncounters(with level: CWARiskLevel) -> Int {
         level == .low ? minimumDistinctEncountersWithLowRisk : minimumDistinctEncountersWithHighRisk
     }

@@ -4,10 +4,4 @@ public struct CWAWindowRisk: Hashable, Sendable {
     public var transmissionRiskLevel: Int
     public var normalizedTime: Double
     public var riskLevel: CWARiskLevel
-
-    public init(transmissionRiskLevel: Int, normalizedTime: Double, riskLevel: CWARiskLevel) {
-        self.transmissionRiskLevel = transmissionRiskLevel
-        self.normalizedTime = normalizedTime
-        self.riskLevel = riskLevel
-    }
 }
