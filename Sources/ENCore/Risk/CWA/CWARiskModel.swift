@@ -15,7 +15,10 @@
 public enum CWARiskModel {
     /// Scores windows and aggregates the counted ones: the whole calculation.
     public static func risk(of windows: [ExposureWindow], configuration: CWARiskConfiguration) -> CWARiskResult {
-        let outcomes = windows.map { outcome(of: $0, configuration: configuration) }
-        return aggregate(Array(zip(windows, outcomes)), configuration: configuration)
+        // Built element by element: converting zip's unlabelled pairs to labelled tuples is a dynamic cast, which
+        // the board's Embedded Swift refuses.
+        var scored: [(window: ExposureWindow, outcome: CWAWindowOutcome)] = []
+        for window in windows { scored.append((window, outcome(of: window, configuration: configuration))) }
+        return aggregate(scored, configuration: configuration)
     }
 }
