@@ -65,7 +65,8 @@ let package = Package(
         // What several test targets share: temporary directories, child processes, the test health authority.
         .target(name: "TestSupport", dependencies: ["EventLoop"], path: "Tests/Support"),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "TestSupport"]),
-        .testTarget(name: "ENCoreTests", dependencies: ["ENCore", "TestSupport"]),
+        // Resources: third-party test data read by path (#filePath), not bundled.
+        .testTarget(name: "ENCoreTests", dependencies: ["ENCore", "SystemIO", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "SystemIO"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Simulation", "enbeacon-store-writer"]),

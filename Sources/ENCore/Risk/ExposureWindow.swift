@@ -8,11 +8,15 @@ public struct ExposureWindow: Hashable, Sendable {
     public var infectiousness: Infectiousness
     /// Oldest first; the last starts less than 30 minutes after the first.
     public var scanInstances: [ScanInstance]
+    /// The receiver's calibration: `.lowest` for the badge's own windows; a phone's when read from its API's JSON.
+    public var calibrationConfidence: CalibrationConfidence
 
-    public init(date: UTCDay, reportType: ReportType, infectiousness: Infectiousness, scanInstances: [ScanInstance]) {
+    public init(date: UTCDay, reportType: ReportType, infectiousness: Infectiousness, scanInstances: [ScanInstance],
+                calibrationConfidence: CalibrationConfidence = .lowest) {
         self.date = date
         self.reportType = reportType
         self.infectiousness = infectiousness
         self.scanInstances = scanInstances
+        self.calibrationConfidence = calibrationConfidence
     }
 }
