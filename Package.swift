@@ -29,11 +29,11 @@ let package = Package(
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // The system edge: EINTR-safe calls, one error type, atomic files, serial line set-up.
-        .target(name: "SystemIO", swiftSettings: sizeOptimised),
+        .target(name: "SystemIO", dependencies: ["CLinux"], swiftSettings: sizeOptimised),
         // Pure logic, no I/O: keys, payload, sightings, matching, risk, export files, JSON.
         .target(name: "ENCore", dependencies: ["COpenSSL", "CZlib"], swiftSettings: sizeOptimised),
         // The single-threaded cooperative loop: poll(2) + timer heap, or virtual time for simulation.
-        .target(name: "EventLoop", dependencies: ["CLinux", "SystemIO"], swiftSettings: sizeOptimised),
+        .target(name: "EventLoop", dependencies: ["SystemIO"], swiftSettings: sizeOptimised),
         // HCI packets, H4 framing, transports, controller driver, virtual controller and radio.
         .target(name: "HCI", dependencies: ["ENCore", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
         // Crash-safe ring log of sightings and the data-directory lock.

@@ -1,4 +1,3 @@
-import Glibc
 import SystemIO
 
 /// The watched descriptors of a loop, and one `poll(2)` over them: shared by the real loop and by the
@@ -16,7 +15,7 @@ final class DescriptorWatches {
     private var nextWatchID: UInt64 = 0
 
     // Reused across iterations: the loop runs for months and need not allocate per poll.
-    private var pollDescriptors: [pollfd] = []
+    private var pollSet = PollSet()
     private var polledWatchIDs: [UInt64] = []
     private var readyWatches: [(id: UInt64, readiness: FDReadiness)] = []
 
@@ -43,28 +42,26 @@ final class DescriptorWatches {
     /// Polls the descriptors of interest for at most `timeoutMilliseconds` (-1: until one is ready) and
     /// remembers which are ready, for `dispatchReady`.
     func poll(timeoutMilliseconds: Int32) {
-        pollDescriptors.removeAll(keepingCapacity: true)
+        pollSet.removeAll()
         polledWatchIDs.removeAll(keepingCapacity: true)
         readyWatches.removeAll(keepingCapacity: true)
         for watch in watches where !watch.interest.isEmpty {
-            pollDescriptors.append(pollfd(fd: watch.fd, events: Self.pollEvents(for: watch.interest), revents: 0))
+            pollSet.append(watch.fd, events: Self.pollEvents(for: watch.interest))
             polledWatchIDs.append(watch.id)
         }
-        let count = pollDescriptors.withUnsafeMutableBufferPointer {
-            Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds)
-        }
-        if count < 0 {
-            switch errno {
-            case EINTR, EAGAIN, ENOMEM:
+        if case .failure(let error) = pollSet.poll(timeoutMilliseconds: timeoutMilliseconds) {
+            switch error.code {
+            case Errno.interrupted, Errno.wouldBlock, Errno.outOfMemory:
                 // A signal handler ran, or the kernel was briefly short of memory: just go round
                 // again; due timers still run.
                 return
             default:
-                fatalError("poll: \(SystemError.last("poll"))")
+                fatalError("poll: \(error)")
             }
         }
-        for (index, descriptor) in pollDescriptors.enumerated() where descriptor.revents != 0 {
-            readyWatches.append((polledWatchIDs[index], Self.readiness(from: descriptor.revents)))
+        for index in 0..<pollSet.count {
+            let found = pollSet.found(at: index)
+            if !found.isEmpty { readyWatches.append((polledWatchIDs[index], Self.readiness(from: found))) }
         }
     }
 
@@ -88,21 +85,20 @@ final class DescriptorWatches {
         }
     }
 
-    private static func pollEvents(for interest: FDInterest) -> Int16 {
-        var events: Int32 = 0
-        if interest.contains(.readable) { events |= POLLIN }
-        if interest.contains(.writable) { events |= POLLOUT }
-        return Int16(events)
+    private static func pollEvents(for interest: FDInterest) -> PollEvents {
+        var events: PollEvents = []
+        if interest.contains(.readable) { events.insert(.readable) }
+        if interest.contains(.writable) { events.insert(.writable) }
+        return events
     }
 
-    private static func readiness(from revents: Int16) -> FDReadiness {
-        let bits = Int32(revents)
+    private static func readiness(from found: PollEvents) -> FDReadiness {
         var readiness: FDReadiness = []
-        if bits & POLLIN != 0 { readiness.insert(.readable) }
-        if bits & POLLOUT != 0 { readiness.insert(.writable) }
-        if bits & POLLERR != 0 { readiness.insert(.error) }
-        if bits & POLLHUP != 0 { readiness.insert(.hangup) }
-        if bits & POLLNVAL != 0 { readiness.insert(.invalid) }
+        if found.contains(.readable) { readiness.insert(.readable) }
+        if found.contains(.writable) { readiness.insert(.writable) }
+        if found.contains(.error) { readiness.insert(.error) }
+        if found.contains(.hangup) { readiness.insert(.hangup) }
+        if found.contains(.invalid) { readiness.insert(.invalid) }
         return readiness
     }
 }

@@ -1,7 +1,4 @@
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Output for one descriptor that never blocks the loop: the console's terminal, pipe or serial line,
 /// each console socket connection, and the HCI stream transports.
@@ -148,7 +145,7 @@ public final class DescriptorWriter {
     private func ready(_ readiness: FDReadiness) {
         if readiness.contains(.invalid) {
             watch = nil  // the loop has dropped it
-            fail(.system(SystemError(call: isSocket ? "send" : "write", code: EBADF)))
+            fail(.system(SystemError(call: isSocket ? "send" : "write", code: Errno.badDescriptor)))
             return
         }
         flush()

@@ -1,4 +1,3 @@
-import Glibc
 import SystemIO
 
 /// The real event loop: `poll(2)` over the watched descriptors, with the timeout taken from the
@@ -27,15 +26,15 @@ public final class PollLoop: EventLoop {
     }
 
     deinit {
-        if let signalFD { close(signalFD) }
+        if let signalFD { DescriptorIO.close(signalFD) }
     }
 
-    public var now: MonotonicInstant { SystemClock.monotonic() }
+    public var now: MonotonicInstant { MonotonicInstant(nanoseconds: KernelClock.monotonicNanoseconds()) }
 
-    public var unixNanoseconds: Int64 { SystemClock.realtimeNanoseconds() }
+    public var unixNanoseconds: Int64 { KernelClock.realtimeNanoseconds() }
 
     public func setWallClock(unixNanoseconds: Int64) throws(WallClockError) {
-        try SystemClock.setRealtime(nanoseconds: unixNanoseconds)
+        do { try KernelClock.setRealtime(nanoseconds: unixNanoseconds) } catch { throw WallClockError(errno: error.code) }
     }
 
     // MARK: Timers
@@ -76,10 +75,10 @@ public final class PollLoop: EventLoop {
     /// handler stops the loop on SIGTERM and SIGINT and reloads the configuration on SIGHUP.
     /// Calling it again replaces the previous handler and signal set.
     public func handleSignals(
-        _ signals: [Int32] = [SIGTERM, SIGINT, SIGHUP],
+        _ signals: [Int32] = [SignalDescriptor.terminate, SignalDescriptor.interrupt, SignalDescriptor.hangup],
         _ handler: @escaping (Int32) -> Void
     ) throws(SystemError) {
-        signal(SIGPIPE, SIG_IGN)
+        SignalDescriptor.ignoreBrokenPipe()
         let fd = try SignalDescriptor.open(for: signals)
         stopHandlingSignals()
         signalFD = fd
@@ -92,7 +91,7 @@ public final class PollLoop: EventLoop {
     /// action (termination) hit a signal that was still pending.
     public func stopHandlingSignals() {
         if let signalWatch { unwatch(signalWatch) }
-        if let signalFD { close(signalFD) }
+        if let signalFD { DescriptorIO.close(signalFD) }
         signalWatch = nil
         signalFD = nil
     }

@@ -1,3 +1,5 @@
+import SystemIO
+
 /// Simulated time for tests and `enbeacon demo`: nothing blocks, and the clock jumps straight to the
 /// next timer, so days of agent life pass in seconds, identically on every run.
 ///
@@ -150,9 +152,9 @@ public final class VirtualLoop: EventLoop {
     private func serveDescriptors(until deadline: MonotonicInstant) {
         let limit = min(timers.earliest?.deadline ?? deadline, deadline)
         let wait = max(0, min(limit.nanoseconds &- now.nanoseconds, Self.longestPoll.nanosecondsValue))
-        let started = SystemClock.monotonic()
+        let started = KernelClock.monotonicNanoseconds()
         watches.poll(timeoutMilliseconds: Int32((wait + 999_999) / 1_000_000))
-        let elapsed = SystemClock.monotonic() - started
+        let elapsed = Duration.nanoseconds(KernelClock.monotonicNanoseconds() - started)
         now = max(now, min(limit, now + elapsed))
         watches.dispatchReady { !stopRequested }
         while !stopRequested, let next = timers.earliest, next.deadline <= now { fireNext() }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// Why the system clock could not be set.
 public struct WallClockError: Error, Equatable, CustomStringConvertible {
@@ -10,9 +8,9 @@ public struct WallClockError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch errno {
-        case EPERM:
+        case Errno.notPermitted:
             "setting the system clock needs CAP_SYS_TIME (Board/enbeacon.service grants it; or run as root)"
-        case EINVAL:
+        case Errno.invalidArgument:
             "the system refused that time"
         default:
             "cannot set the system clock (errno \(errno))"

@@ -1,7 +1,4 @@
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Keeps a second agent out of a data directory: an exclusive, non-blocking flock on `DIR/lock`, held
 /// for as long as this object lives.
@@ -17,20 +14,23 @@ public final class DataDirectoryLock {
     public init(directory: String) throws(DataDirectoryLockError) {
         path = directory + "/lock"
         do {
-            descriptor = try Posix.open(path, O_RDWR | O_CREAT, mode: 0o600)
+            descriptor = try Posix.open(path, .readWrite, [.create], mode: 0o600)
         } catch {
             throw .file(error)
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let code = errno
-            let holder = code == EWOULDBLOCK ? Self.pid(in: descriptor) : nil
-            close(descriptor)
-            if code == EWOULDBLOCK { throw .inUse(directory: directory, pid: holder) }
-            throw .file(SystemError(call: "flock", path: path, code: code))
+        let locked: Bool
+        do { locked = try Posix.tryLockExclusively(descriptor, path: path) } catch {
+            DescriptorIO.close(descriptor)
+            throw .file(error)
         }
-        let text = Array("\(getpid())\n".utf8)
+        guard locked else {
+            let holder = Self.pid(in: descriptor)
+            DescriptorIO.close(descriptor)
+            throw .inUse(directory: directory, pid: holder)
+        }
+        let text = Array("\(Posix.processID)\n".utf8)
         // Best effort and never fsync'd: the PID only makes a refusal's message better.
-        if ftruncate(descriptor, 0) == 0 { try? Posix.write(text, to: descriptor, at: 0, path: path) }
+        if (try? Posix.truncate(descriptor, to: 0)) != nil { try? Posix.write(text, to: descriptor, at: 0, path: path) }
     }
 
     deinit { release() }
@@ -38,7 +38,7 @@ public final class DataDirectoryLock {
     /// Gives the lock up (also done when the object goes away, or when the process ends).
     public func release() {
         guard descriptor >= 0 else { return }
-        close(descriptor)
+        DescriptorIO.close(descriptor)
         descriptor = -1
     }
 

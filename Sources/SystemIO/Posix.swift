@@ -13,6 +13,47 @@ public enum Posix {
         }
     }
 
+    /// How a file is opened, for callers that do not see the C library's O_ constants.
+    public enum Access: Sendable { case readOnly, writeOnly, readWrite }
+
+    /// What else open(2) is asked to do.
+    public struct OpenOptions: OptionSet, Sendable {
+        public let rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+        public static let create = OpenOptions(rawValue: O_CREAT)
+        public static let exclusive = OpenOptions(rawValue: O_EXCL)
+        public static let truncate = OpenOptions(rawValue: O_TRUNC)
+        public static let nonBlocking = OpenOptions(rawValue: O_NONBLOCK)
+        /// A terminal opened this way never becomes the process's controlling terminal.
+        public static let noControllingTerminal = OpenOptions(rawValue: O_NOCTTY)
+    }
+
+    /// Opens `path` as `access` asks, retrying on EINTR, with O_CLOEXEC.
+    public static func open(_ path: String, _ access: Access, _ options: OpenOptions = [],
+                            mode: mode_t = 0o600) throws(SystemError) -> Int32 {
+        let flags: Int32 = switch access {
+        case .readOnly: O_RDONLY
+        case .writeOnly: O_WRONLY
+        case .readWrite: O_RDWR
+        }
+        return try open(path, flags | options.rawValue, mode: mode)
+    }
+
+    /// Takes an exclusive flock on `fd` without waiting: false when another open file description holds it.
+    public static func tryLockExclusively(_ fd: Int32, path: String? = nil) throws(SystemError) -> Bool {
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+        if errno == EWOULDBLOCK { return false }
+        throw .last("flock", path)
+    }
+
+    /// Cuts the file to `length` bytes.
+    public static func truncate(_ fd: Int32, to length: Int64, path: String? = nil) throws(SystemError) {
+        guard ftruncate(fd, off_t(length)) == 0 else { throw .last("ftruncate", path) }
+    }
+
+    /// This process's ID.
+    public static var processID: Int32 { getpid() }
+
     /// Writes all of `bytes` at `offset` (pwrite, so the file position never matters).
     public static func write(_ bytes: [UInt8], to fd: Int32, at offset: Int, path: String) throws(SystemError) {
         let failure: SystemError? = bytes.withUnsafeBytes { raw in

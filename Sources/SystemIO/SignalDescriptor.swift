@@ -1,17 +1,23 @@
 import CLinux
+#if canImport(Glibc)
 import Glibc
-import SystemIO
+#endif
 
 /// A signalfd: signals turned into readable records on a descriptor, so that they arrive as
 /// ordinary loop callbacks instead of interrupting code at arbitrary points.
 ///
 /// `signalfd` and its record come from <sys/signalfd.h> through the CLinux module.
-enum SignalDescriptor {
+public enum SignalDescriptor {
+    public static let terminate = SIGTERM
+    public static let interrupt = SIGINT
+    public static let hangup = SIGHUP
+    public static let user1 = SIGUSR1
+
     static let recordSize = MemoryLayout<signalfd_siginfo>.size
 
     /// Blocks `signals` for the calling thread (threads created later inherit the mask) and opens
     /// a non-blocking signalfd that reports them.
-    static func open(for signals: [Int32]) throws(SystemError) -> Int32 {
+    public static func open(for signals: [Int32]) throws(SystemError) -> Int32 {
         var set = sigset_t()
         sigemptyset(&set)
         for signal in signals { sigaddset(&set, signal) }
@@ -25,7 +31,7 @@ enum SignalDescriptor {
     }
 
     /// Reads every pending signal from `fd` and returns their numbers in arrival order.
-    static func drain(_ fd: Int32) -> [Int32] {
+    public static func drain(_ fd: Int32) -> [Int32] {
         var signals: [Int32] = []
         var record = signalfd_siginfo()
         // A signalfd reads whole records only; EAGAIN means nothing is left, and nothing else can happen
@@ -35,4 +41,7 @@ enum SignalDescriptor {
         }
         return signals
     }
+
+    /// Writing to a closed socket or pipe then returns EPIPE instead of killing the process.
+    public static func ignoreBrokenPipe() { signal(SIGPIPE, SIG_IGN) }
 }

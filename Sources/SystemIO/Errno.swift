@@ -1,0 +1,17 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The errno values the rest of the code decides on, by name, so that only this module sees the C library.
+public enum Errno {
+    /// The value the last failing call in this thread left.
+    public static var current: Int32 { errno }
+
+    public static let interrupted = EINTR
+    public static let wouldBlock = EAGAIN
+    public static let outOfMemory = ENOMEM
+    public static let badDescriptor = EBADF
+    public static let brokenPipe = EPIPE
+    public static let notPermitted = EPERM
+    public static let invalidArgument = EINVAL
+}
