@@ -2,9 +2,7 @@ import Agent
 import ENCore
 import EventLoop
 import HCI
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// The built-in board: the agent's in-process controller on a virtual radio, shared with a few
 /// simulated phones at 1–8 m. It runs on the real loop for `enbeacon run` and on virtual time in tests.
@@ -36,7 +34,7 @@ public final class VirtualBoard {
         for i in 0..<phoneCount {
             let distance = Double.random(in: 1...8, using: &placement)
             let angle = Double(i) * 2.0944  // spread around the badge, 120° apart
-            let position = RadioPosition(x: distance * cos(angle), y: distance * sin(angle))
+            let position = RadioPosition(x: distance * CMath.cos(angle), y: distance * CMath.sin(angle))
             phones.append(SimulatedPhone(radio: radio, at: position, txPower: Int8.random(in: -8...4, using: &placement),
                                          schedule: schedule, generator: randomness.generator(for: "phone-\(i)")))
         }

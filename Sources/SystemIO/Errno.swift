@@ -14,4 +14,13 @@ public enum Errno {
     public static let brokenPipe = EPIPE
     public static let notPermitted = EPERM
     public static let invalidArgument = EINVAL
+    public static let busy = EBUSY
+    public static let accessDenied = EACCES
+    public static let noDevice = ENODEV
+    public static let noEntry = ENOENT
+    public static let addressFamilyNotSupported = EAFNOSUPPORT
+    /// Linux's ERFKILL: the radio is blocked by rfkill.
+    public static let rfkilled: Int32 = 132
+    /// Linux's EUSERS, which the HCI user channel answers for an adapter another channel holds.
+    public static let tooManyUsers: Int32 = 87
 }

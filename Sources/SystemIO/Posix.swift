@@ -51,6 +51,15 @@ public enum Posix {
         guard ftruncate(fd, off_t(length)) == 0 else { throw .last("ftruncate", path) }
     }
 
+    /// Sets the mode of the file open on `fd` when it is a regular file (a device such as /dev/null keeps its own).
+    public static func restrictRegularFile(_ fd: Int32, to mode: mode_t) {
+        var status = stat()
+        if fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFREG { _ = fchmod(fd, mode) }
+    }
+
+    /// Moves the descriptor's position to `offset` from the start (best effort: a failure shows in the next write).
+    public static func seek(_ fd: Int32, to offset: Int64) { _ = lseek(fd, off_t(offset), SEEK_SET) }
+
     /// This process's ID.
     public static var processID: Int32 { getpid() }
 

@@ -120,9 +120,10 @@ struct TransportSpecTests {
         #expect(error == .unavailable("hci3: bind failed: \(String(cString: strerror(EIO)))"))
     }
 
-    @Test("rfkill's errno is the kernel's ERFKILL")
+    @Test("rfkill's and too-many-users' errno are the kernel's ERFKILL and EUSERS")
     func rfkillNumber() {
-        #expect(TransportOpeners.errnoRFKill == ERFKILL)
+        #expect(Errno.rfkilled == ERFKILL)
+        #expect(Errno.tooManyUsers == EUSERS)
     }
 
     @Test("opening a user channel on this machine fails with one actionable line, not a crash")

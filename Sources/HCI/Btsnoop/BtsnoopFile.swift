@@ -1,4 +1,3 @@
-import Glibc
 import SystemIO
 
 /// A btsnoop capture on disk, written one record per packet as the transport sees them.
@@ -16,14 +15,13 @@ public final class BtsnoopFile {
 
     /// Creates (or truncates) `path` with mode 0600, since captures hold addresses and RPIs, and writes the header.
     public init(path: String) throws(BtsnoopFileError) {
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .openFailed(path: path, errno: errno) }
+        let descriptor: Int32
+        do { descriptor = try Posix.open(path, .writeOnly, [.create, .truncate], mode: 0o600) } catch {
+            throw .openFailed(path: path, errno: error.code)
+        }
         // O_TRUNC keeps the mode of an existing file, and a capture must not stay world-readable; but
         // only a regular file is ours to change (a path like /dev/null must keep its mode).
-        var status = stat()
-        if fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG {
-            _ = fchmod(descriptor, 0o600)
-        }
+        Posix.restrictRegularFile(descriptor, to: 0o600)
         self.path = path
         self.descriptor = descriptor
         committedLength = 0
@@ -36,7 +34,7 @@ public final class BtsnoopFile {
     }
 
     deinit {
-        if descriptor >= 0 { _ = Glibc.close(descriptor) }
+        if descriptor >= 0 { DescriptorIO.close(descriptor) }
     }
 
     public var isOpen: Bool { descriptor >= 0 }
@@ -53,7 +51,7 @@ public final class BtsnoopFile {
 
     public func close() {
         guard descriptor >= 0 else { return }
-        _ = Glibc.close(descriptor)
+        DescriptorIO.close(descriptor)
         descriptor = -1
     }
 
@@ -65,8 +63,8 @@ public final class BtsnoopFile {
         }
         if let failure {
             // Drop the partial record so the file stays readable; best effort, the error is what matters.
-            _ = ftruncate(descriptor, off_t(committedLength))
-            _ = lseek(descriptor, off_t(committedLength), SEEK_SET)
+            try? Posix.truncate(descriptor, to: Int64(committedLength))
+            Posix.seek(descriptor, to: Int64(committedLength))
             throw .writeFailed(errno: failure.code)
         }
         committedLength += bytes.count

@@ -1,8 +1,5 @@
 import EventLoop
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// An H4 byte stream on a non-blocking file descriptor (HCI user channel socket, UART, TCP), serviced
 /// by the event loop: reads are deframed into packets, writes go through a `DescriptorWriter` (queued,
@@ -99,7 +96,7 @@ public final class StreamTransport: HCITransport {
         watch = nil
         writer?.stop()
         writer = nil
-        if fd >= 0 { close(fd) }
+        if fd >= 0 { DescriptorIO.close(fd) }
         fd = -1
         onPacket = { _ in }
         onFailure = { _ in }

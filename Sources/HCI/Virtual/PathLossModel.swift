@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemIO
 
 /// How strong an advertisement arrives: a log-distance path-loss model with noise and a sensitivity floor.
 ///
@@ -36,7 +32,7 @@ public struct PathLossModel: Hashable, Sendable {
     /// The noiseless RSSI at `distance` metres from a transmitter at `txPower` dBm.
     public func meanRSSI(txPower: Int8, distance: Double) -> Double {
         let d = max(distance, minimumDistance)
-        return Double(txPower) - (referenceLoss + 10 * exponent * log10(d))
+        return Double(txPower) - (referenceLoss + 10 * exponent * CMath.log10(d))
     }
 
     /// One reading: the mean plus `standardNormal` standard deviations of noise, rounded to whole dBm
