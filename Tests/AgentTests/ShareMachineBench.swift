@@ -44,6 +44,8 @@ struct ShareMachineBench {
     var keys: [TemporaryExposureKey]
     /// How the health authority answers each real request (nil: it does not, yet).
     var server: (PublishingEndpoint) -> Answer? = { ShareMachineBench.healthy($0) }
+    /// Whether chaff is answered as soon as it is sent.
+    var answersChaff = true
 
     private(set) var actions: [ShareAction] = []
     /// Real requests, in the order sent, and when.
@@ -163,9 +165,15 @@ struct ShareMachineBench {
     // MARK: Driver
 
     private mutating func respond() {
-        while let endpoint = inFlight, let answer = server(endpoint) {
-            inFlight = nil
-            perform(machine.answered(endpoint, answer, at: moment))
+        while true {
+            if let endpoint = inFlight, let answer = server(endpoint) {
+                inFlight = nil
+                perform(machine.answered(endpoint, answer, at: moment))
+            } else if chaffInFlight && answersChaff {
+                answerChaff()
+            } else {
+                return
+            }
         }
     }
 
