@@ -68,6 +68,12 @@ struct ShareMachine<Random: RandomNumberGenerator> {
         }
     }
 
+    /// The share as `keys share status` and `status` show it.
+    func status(clockTrusted: Bool) -> KeyShareStatus {
+        KeyShareStatus(record: record, settings: settings, isVerifying: isVerifying, publishing: publishing,
+                       clockTrusted: clockTrusted)
+    }
+
     // MARK: Service
 
     /// Resumes what the record holds: a share due is published (once the clock is trusted), one whose time ran
