@@ -10,6 +10,8 @@ struct ShareMachineBench {
 
     /// 2021-06-01T12:00:00Z.
     static let noon: Int64 = 1_622_548_800
+    /// 2021-05-31T12:00:00Z: staff enter the code on a badge with keys of 2021-05-30 and 2021-05-31 (`verified`).
+    static let consent: Int64 = 1_622_462_400
     static let token = "tok.en"
     static let certificate = "aGVhZA.Y2xhaW1z.c2ln"
 
@@ -69,6 +71,14 @@ struct ShareMachineBench {
             Self.key(ENIntervalNumber(today - UInt32(back) * 144))
         }
         machine = Machine(record: record, settings: settings, random: SplitMix64(seed: seed))
+    }
+
+    /// A started badge whose staff entered a good code at `consent`.
+    static func verified() throws(KeyShareError) -> ShareMachineBench {
+        var bench = ShareMachineBench(days: 2, start: consent)
+        bench.startService()
+        try bench.share()
+        return bench
     }
 
     static func key(_ start: ENIntervalNumber) -> TemporaryExposureKey {

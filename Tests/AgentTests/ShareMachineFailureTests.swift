@@ -6,16 +6,8 @@ import Testing
 /// against the Python test health authority (KeySyncTests/KeyShareEndToEndTests) whose rule it pins down here.
 @Suite struct ShareMachineFailureTests {
     typealias Bench = ShareMachineBench
-    /// 2021-05-31T12:00:00Z: staff enter the code on a badge with keys of 2021-05-30 and 2021-05-31.
-    static let consent: Int64 = 1_622_462_400
+    static let consent = Bench.consent
     static let day: Int64 = 86_400
-
-    static func verifiedBench() throws -> Bench {
-        var bench = Bench(days: 2, start: consent)
-        bench.startService()
-        try bench.share()
-        return bench
-    }
 
     static func refusal(_ bench: Bench) -> String? {
         guard case .failure(.refused(let message))? = bench.answers.last else { return nil }
@@ -104,7 +96,7 @@ import Testing
     /// server cannot be reached, retried with growing waits, staff told once; once it is back the certificate is
     /// used at once, a publish answered 503 is retried, and the keys are published.
     @Test func unreachableServersDelayThePublishUntilTheyAreBack() throws {
-        var bench = try Self.verifiedBench()
+        var bench = try Bench.verified()
         bench.server = { endpoint in endpoint == .verify ? Bench.healthy(endpoint) : .failure(.unreachable("connection refused")) }
         let due = try #require(bench.status.nextAttemptAt)
         while bench.status.attempts < 3 { bench.run(for: 10) }
@@ -142,7 +134,7 @@ import Testing
     /// Mirrors aTokenThatExpiresBeforePublishingIsReported: the token is kept until it expires (24 h when it does
     /// not say), then the share ends asking for a new code — reported, never dropped silently.
     @Test func aTokenThatExpiresBeforePublishingIsReported() throws {
-        var bench = try Self.verifiedBench()
+        var bench = try Bench.verified()
         bench.server = { endpoint in endpoint == .verify ? Bench.healthy(endpoint) : .failure(.unreachable("timed out")) }
         let expiry = try #require(bench.status.usableUntil)
         #expect(expiry == Self.consent + Self.day, "a token that does not say lives 24 h")
@@ -191,7 +183,7 @@ import Testing
     /// Mirrors aCertificateThatRunsOutIsReportedWithTheLastError: a publish answered 503 is retried within the
     /// certificate's 15 minutes, then the share ends with the last error.
     @Test func aCertificateThatRunsOutIsReportedWithTheLastError() throws {
-        var bench = try Self.verifiedBench()
+        var bench = try Bench.verified()
         bench.server = { endpoint in endpoint == .publish ? Bench.answer(503, "") : Bench.healthy(endpoint) }
         bench.runUntilIdle()
         #expect(bench.outcomes.last?.kind == .expired)
@@ -207,7 +199,7 @@ import Testing
     /// Mirrors aRejectedCertificateIsReportedAndNothingIsStored: a refusal only a new code can mend ends the share
     /// at once; one the settings caused at the key server ends it too, since the certificate is used up.
     @Test func aRejectedCertificateEndsTheShareWithWhatToCheck() throws {
-        var bench = try Self.verifiedBench()
+        var bench = try Bench.verified()
         bench.server = { endpoint in
             endpoint == .publish ? Bench.answer(401, #"{"code":"health_authority_verification_certificate_invalid"}"#)
                 : Bench.healthy(endpoint)
@@ -221,7 +213,7 @@ import Testing
         let status = bench.status
         #expect(!status.holdsToken && !status.holdsCertificate && !status.holdsSecret && !status.holdsRevisionToken)
 
-        var misconfigured = try Self.verifiedBench()
+        var misconfigured = try Bench.verified()
         misconfigured.server = { endpoint in
             endpoint == .publish ? Bench.answer(400, #"{"code":"unknown_health_authority_id"}"#) : Bench.healthy(endpoint)
         }
@@ -234,7 +226,7 @@ import Testing
     /// Mirrors aPartialFailureSaysWhatWasDroppedAndKeepsTheRevisionToken: the rest are stored, staff see how many
     /// and the key server's words (printable, at most five), and the revision token is kept.
     @Test func aPartialFailureSaysWhatWasDroppedAndKeepsTheRevisionToken() throws {
-        var bench = try Self.verifiedBench()
+        var bench = try Bench.verified()
         bench.server = { endpoint in
             endpoint == .publish ? Bench.ok(#"{"revisionToken":"dA==","insertedExposures":1,"code":"partial_failure","#
                                             + #""error":"x","warnings":["key 2 was not\u0007 imported"]}"#)

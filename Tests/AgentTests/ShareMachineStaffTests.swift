@@ -6,15 +6,7 @@ import Testing
 /// against the Python test health authority (KeySyncTests/KeyShareEndToEndTests) whose rule it pins down here.
 @Suite struct ShareMachineStaffTests {
     typealias Bench = ShareMachineBench
-    /// 2021-05-31T12:00:00Z: staff enter the code on a badge with keys of 2021-05-30 and 2021-05-31.
-    static let consent: Int64 = 1_622_462_400
-
-    static func verifiedBench() throws -> Bench {
-        var bench = Bench(days: 2, start: consent)
-        bench.startService()
-        try bench.share()
-        return bench
-    }
+    static let consent = Bench.consent
 
     /// What a restart reads back of what `bench` wrote.
     static func reread(_ bench: Bench) -> ShareRecord { ShareRecord(text: bench.onDisk.text) }
@@ -22,7 +14,7 @@ import Testing
     /// Mirrors aShareSurvivesARestartAndACancelledOneNeverPublishes (the restart): a new service on the record
     /// the last one wrote resumes the share, says so, and publishes when it was due.
     @Test func aShareSurvivesARestart() throws {
-        let before = try Self.verifiedBench()
+        let before = try Bench.verified()
         let publishAfter = try #require(before.status.publishAfter)
         var after = Bench(days: 2, start: Self.consent + 3600, record: Self.reread(before))
         after.startService()
@@ -37,7 +29,7 @@ import Testing
 
     /// A share whose token ran out while the badge was off is reported at the next start, not dropped.
     @Test func aShareWhoseTimeRanOutWhileTheBadgeWasOffIsReportedAtStart() throws {
-        let before = try Self.verifiedBench()
+        let before = try Bench.verified()
         var after = Bench(days: 2, start: Self.consent + 2 * 86_400, record: Self.reread(before))
         after.startService()
         #expect(after.outcomes.map(\.kind) == [.expired] && after.sent.isEmpty)
@@ -47,7 +39,7 @@ import Testing
     /// Mirrors the certificate's half of aRestartBetweenTheCertificateAndThePublish…: a restart publishes what the
     /// certificate covers without asking for another; keys that changed meanwhile end the share instead.
     @Test func aRestartBetweenTheCertificateAndThePublishSendsWhatTheCertificateCovers() throws {
-        var before = try Self.verifiedBench()
+        var before = try Bench.verified()
         before.server = { endpoint in endpoint == .publish ? .failure(.unreachable("connection refused")) : Bench.healthy(endpoint) }
         before.run(until: try #require(before.status.nextAttemptAt) + 5)
         let held = Self.reread(before)
@@ -74,7 +66,7 @@ import Testing
     /// Mirrors aShareSurvivesARestartAndACancelledOneNeverPublishes (cancel): the token goes, staff are told,
     /// and nothing more leaves the badge.
     @Test func aCancelledShareNeverPublishes() throws {
-        var bench = try Self.verifiedBench()
+        var bench = try Bench.verified()
         try bench.cancel()
         #expect(bench.outcomes.map(\.kind) == [.verified, .cancelled])
         #expect(bench.outcomes.last?.message == "cancelled by staff: no keys were shared, and the code's verification was "
@@ -102,7 +94,7 @@ import Testing
     /// Mirrors aShareSurvivesARestartAndACancelledOneNeverPublishes (wipe): the share goes with the keys it is
     /// about, and the record says why.
     @Test func wipeTakesTheShareUnderWay() throws {
-        var bench = try Self.verifiedBench()
+        var bench = try Bench.verified()
         bench.wipe()
         #expect(bench.status.phase == .idle && bench.onDisk.pending == nil)
         #expect(bench.onDisk.outcome?.message == "deleted by wipe: no keys were shared")
@@ -121,7 +113,7 @@ import Testing
         #expect(KeyShareError.interrupted.description == "the agent stopped before the health authority answered: "
                 + "nothing was kept; enter the code again")
 
-        var waiting = try Self.verifiedBench()
+        var waiting = try Bench.verified()
         waiting.stop()
         waiting.run(for: 2 * 86_400)
         #expect(waiting.endpoints == [.verify] && waiting.onDisk.pending?.token == Bench.token,
@@ -131,7 +123,7 @@ import Testing
     /// What an outcome and a publication leave lapses: an outcome after 14 days, a publication after 15; then the
     /// record's file goes.
     @Test func whatIsLeftLapsesAndTheRecordGoes() throws {
-        var bench = try Self.verifiedBench()
+        var bench = try Bench.verified()
         bench.runUntilIdle()
         let published = try #require(bench.status.publishedAt)
         bench.run(until: published + 14 * 86_400)

@@ -110,15 +110,7 @@ public final class KeyShare {
 
     /// Performs `actions` in order; the machine's answer to one the driver answers on the spot (`readKeys`) is
     /// next in line.
-    private func perform(_ actions: [ShareAction]) {
-        var queue = actions
-        var next = 0
-        while next < queue.count {
-            let answer = execute(queue[next])
-            next += 1
-            queue.insert(contentsOf: answer, at: next)
-        }
-    }
+    private func perform(_ actions: [ShareAction]) { ActionQueue.perform(actions, execute) }
 
     private func execute(_ action: ShareAction) -> [ShareAction] {
         switch action {
