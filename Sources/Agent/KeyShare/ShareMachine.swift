@@ -281,7 +281,7 @@ struct ShareMachine<Random: RandomNumberGenerator> {
         }
         var wakeAt = record.nextLapse
         if let pending = record.pending, publishing == nil {
-            // `expire` ends the share, which comes back here.
+            // A share past its time ends, reported; that comes back here.
             if now.unixSeconds >= pending.usableUntil { return actions + finish(.expired(pending), now: now) }
             let due = now.unixSeconds >= pending.nextAttemptAt
             if due && now.isTrusted && settings.isConfigured {
