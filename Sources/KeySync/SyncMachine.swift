@@ -18,13 +18,8 @@ import EventLoop
 /// with the matching event or `stopped`, so what follows it is decided with its outcome known. Each event is
 /// accepted only in the stage that expects it; anything else (a late completion after `cancel`) is ignored.
 ///
-/// The key share (`Agent/KeyShare`, 631 lines) would follow the same pattern: a `ShareMachine` value over
-/// `ShareRecord`, fed `codeAnswered`, `clockChanged(now:)`, `answered(endpoint, response)`,
-/// `failed(endpoint, HealthAuthorityError)`, `wakeTimerFired`, `cancelled`, and answering with `post(endpoint,
-/// body)`, `saveRecord` (always before the request it enables), `scheduleWake(at:)`, `report(ShareOutcome)` and
-/// `log`. The keys, the clock, chaff's randomness and the `HealthAuthorityTransport` stay in `KeyShare`, which only
-/// performs those; the rules now in its `advance`, `failed` and `expire` would be tested without a scripted
-/// health authority.
+/// The key share follows the same pattern: `ShareMachine` (in Agent) holds its rules, and `KeyShare` performs
+/// them.
 struct SyncMachine<File> {
     /// What the driver does, in the order given.
     enum Action {

@@ -111,15 +111,7 @@ final class SyncRun {
 
     /// Performs `actions` in order. One the driver answers on the spot (it failed, or it needs no wait) puts
     /// the machine's answer next in line: a loop, so a long run of skipped entries never nests calls.
-    private func perform(_ actions: [Action]) {
-        var queue = actions
-        var next = 0
-        while next < queue.count {
-            let answer = execute(queue[next])
-            next += 1
-            queue.insert(contentsOf: answer, at: next)
-        }
-    }
+    private func perform(_ actions: [Action]) { ActionQueue.perform(actions, execute) }
 
     /// Performs one action; the machine's answer when the action's outcome is known at once.
     private func execute(_ action: Action) -> [Action] {

@@ -10,7 +10,7 @@ public protocol HealthAuthorityTransport: AnyObject {
 }
 
 /// One POST to the verification server or the key server.
-public struct HealthAuthorityRequest: Sendable {
+public struct HealthAuthorityRequest: Equatable, Sendable {
     /// The longest one request may take, connection included, before a transport gives up on it: so also the
     /// longest `keys share CODE` waits, since it answers once the verification server has.
     public static let timeout: Duration = .seconds(60)
