@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Simulation", "enbeacon-store-writer"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport", "Agent", "Simulation"]),
         .testTarget(name: "KeySyncTests", dependencies: ["TestSupport", "KeySync", "Console", "Metrics", "Simulation"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "Console", "Simulation"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "Console", "Simulation", "SystemIO"]),
         .testTarget(name: "MetricsTests", dependencies: ["TestSupport", "Metrics", "Console", "Simulation"]),
         .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "Simulation", "Console"]),
         // Runs the built executable: exit codes, stdout and stderr exactly as scripts see them.

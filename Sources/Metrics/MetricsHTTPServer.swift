@@ -11,6 +11,9 @@ public final class MetricsHTTPServer {
         public var maxConnections = 16
         public var requestTimeout: Duration = .seconds(5)
         public var writeStallTimeout: Duration = .seconds(10)
+        /// How long the listener is left alone when the process is out of descriptors: it stays readable,
+        /// and accepting again at once would spin the loop.
+        public var acceptBackoff: Duration = .seconds(1)
         public init() {}
     }
 
@@ -21,6 +24,7 @@ public final class MetricsHTTPServer {
     private let log: Logger
     private var listener: Int32?
     private var listenWatch: WatchHandle?
+    private var backoffTimer: TimerHandle?
     private var connections: [MetricsHTTPConnection] = []
     /// Connections answered or closed since the server started.
     public private(set) var served = 0
@@ -52,6 +56,8 @@ public final class MetricsHTTPServer {
         guard let listener else { return }
         if let listenWatch { loop.unwatch(listenWatch) }
         listenWatch = nil
+        if let backoffTimer { loop.cancel(backoffTimer) }
+        backoffTimer = nil
         for connection in connections { connection.close() }
         connections = []
         DescriptorIO.close(listener)
@@ -62,7 +68,12 @@ public final class MetricsHTTPServer {
         guard let listener else { return }
         // A bounded batch per turn, as the console socket does.
         for _ in 0..<16 {
-            guard let fd = TCPListener.accept(listener) else { return }
+            let fd: Int32
+            switch ListeningSocket.accept(listener) {
+            case .connection(let accepted): fd = accepted
+            case .noneWaiting: return
+            case .outOfDescriptors: return pauseAccepting()
+            }
             if connections.count >= settings.maxConnections {
                 // The oldest connection gives way: a scraper sends its request at once, and one that has
                 // not by now is the likeliest to be idle.
@@ -74,6 +85,16 @@ public final class MetricsHTTPServer {
             }
             connections.append(connection)
             connection.start()
+        }
+    }
+
+    private func pauseAccepting() {
+        guard let listenWatch, backoffTimer == nil else { return }
+        log.warn("metrics: out of descriptors, not accepting for \(settings.acceptBackoff)")
+        loop.update(listenWatch, interest: [])
+        backoffTimer = loop.schedule(after: settings.acceptBackoff) {  // cancelled by stop()
+            self.backoffTimer = nil
+            if let watch = self.listenWatch { self.loop.update(watch, interest: .readable) }
         }
     }
 }

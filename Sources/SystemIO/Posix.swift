@@ -60,6 +60,12 @@ public enum Posix {
     /// Moves the descriptor's position to `offset` from the start (best effort: a failure shows in the next write).
     public static func seek(_ fd: Int32, to offset: Int64) { _ = lseek(fd, off_t(offset), SEEK_SET) }
 
+    /// Whether `fd` is a terminal.
+    public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    /// Removes the name `path` (best effort: a file already gone is no failure).
+    public static func removeName(_ path: String) { _ = unlink(path) }
+
     /// This process's ID.
     public static var processID: Int32 { getpid() }
 

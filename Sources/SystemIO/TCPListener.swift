@@ -27,17 +27,4 @@ public enum TCPListener {
         }
         return (fd, UInt16(bigEndian: address.sin_port))
     }
-
-    /// The next waiting connection, non-blocking and close-on-exec; nil when none is waiting (or accept failed).
-    public static func accept(_ listener: Int32) -> Int32? {
-        while true {
-            let fd = Glibc.accept(listener, nil, nil)
-            if fd >= 0 {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                return fd
-            }
-            if errno != EINTR && errno != ECONNABORTED { return nil }
-        }
-    }
 }

@@ -170,7 +170,7 @@ enum CtlCommand {
             return .finished(1)
         }
         defer { close(fd) }
-        UnixSocket.setTimeout(SO_RCVTIMEO, .seconds(request.answerSeconds), on: fd)
+        UnixSocket.setTimeout(.receiving, .seconds(request.answerSeconds), on: fd)
         // If the agent hangs up early (it refuses a connection when busy) its answer is still read below.
         Array((request.line + "\n").utf8).withUnsafeBytes { _ = try? Posix.sendAll($0, to: fd) }
 
@@ -206,7 +206,7 @@ enum CtlCommand {
                     }
                     if status == nil { break receiving }
                     // A running stream may be quiet for as long as nothing is heard.
-                    if status == true, request.words.first == "live" { UnixSocket.setTimeout(SO_RCVTIMEO, .zero, on: fd) }
+                    if status == true, request.words.first == "live" { UnixSocket.setTimeout(.receiving, .zero, on: fd) }
                 }
                 if status == true {
                     chunk.withUnsafeBytes { _ = try? Posix.writeAll($0, to: 1) }

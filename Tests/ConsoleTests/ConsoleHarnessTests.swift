@@ -2,6 +2,7 @@ import Agent
 import ENCore
 import EventLoop
 import Glibc
+import SystemIO
 import Testing
 import TestSupport
 import Console

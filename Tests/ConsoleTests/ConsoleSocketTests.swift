@@ -1,6 +1,7 @@
 import Agent
 import EventLoop
 import Glibc
+import SystemIO
 import Testing
 import TestSupport
 import Console

@@ -1,9 +1,6 @@
 import ENCore
 import EventLoop
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One client of the console socket: read one line, answer it (see `ConsoleFraming`), close.
 ///
@@ -92,7 +89,7 @@ final class ConsoleConnection {
         // Reading what the client sent but we never needed keeps the kernel from reporting a reset to a
         // client that is still reading its answer.
         _ = scratch.withUnsafeMutableBytes { DescriptorIO.receive(fd, into: $0) }
-        Glibc.close(fd)
+        DescriptorIO.close(fd)
         stream?.end()
         stream = nil
         waiting?.cancel()

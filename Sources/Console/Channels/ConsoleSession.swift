@@ -1,9 +1,6 @@
 import Agent
 import EventLoop
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The REPL on the loop: the agent's stdin and stdout, or a serial line.
 ///
@@ -69,7 +66,7 @@ public final class ConsoleSession {
 
     private init(loop: any EventLoop, table: CommandTable, input: Int32, output: Int32, ownsDescriptors: Bool,
                  history: ConsoleHistoryFile?, serialLine: TerminalMode?, settings: Settings, log: Logger) {
-        channel = serialLine != nil || isatty(input) == 1 ? .terminal : .pipe
+        channel = serialLine != nil || Posix.isTerminal(input) ? .terminal : .pipe
         core = ConsoleSessionCore(channel: channel, loop: loop, table: table, input: input, output: output,
                                   ownsDescriptors: ownsDescriptors, settings: settings)
         if channel == .terminal {
@@ -89,17 +86,17 @@ public final class ConsoleSession {
             return ConsoleSession(loop: loop, table: table, input: 0, output: 1, history: history, settings: settings, log: log)
         case .serial(let path, let baud):
             let fd: Int32
-            do { fd = try Posix.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK) } catch {
+            do { fd = try Posix.open(path, .readWrite, [.noControllingTerminal, .nonBlocking]) } catch {
                 throw ConsoleError("--console \(path): \(error.reason)")
             }
             guard let original = TerminalMode(saving: fd) else {
-                Glibc.close(fd)
+                DescriptorIO.close(fd)
                 throw ConsoleError("--console \(path) is not a serial device")
             }
             do {
                 try SerialLine.configureRaw(fd: fd, path: path, baud: baud, flowControl: false)
             } catch {
-                Glibc.close(fd)
+                DescriptorIO.close(fd)
                 throw ConsoleError("--console \(error)")
             }
             return ConsoleSession(loop: loop, table: table, input: fd, output: fd, ownsDescriptors: true,

@@ -1,9 +1,6 @@
 import ENCore
 import EventLoop
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What the terminal and the pipe console share: the descriptors, reading, the command table, the answer
 /// being waited for and the stream being shown, the writer, and how a session ends.
@@ -228,7 +225,7 @@ final class ConsoleSessionCore {
 
     private func closeDescriptors() {
         guard ownsDescriptors else { return }
-        Glibc.close(input)
-        if output != input { Glibc.close(output) }
+        DescriptorIO.close(input)
+        if output != input { DescriptorIO.close(output) }
     }
 }

@@ -1,8 +1,5 @@
 import EventLoop
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The console on a unix socket, `DATA/console.sock` (mode 0600), for `enbeacon ctl` and scripts:
 /// one command per connection, answered as `ConsoleFraming` describes.
@@ -68,7 +65,8 @@ public final class ConsoleSocketServer {
     /// Creates the socket (replacing a stale one) and starts accepting.
     public func start() throws(ConsoleError) {
         guard listener == nil else { return }
-        let fd = try UnixSocket.listen(at: path)
+        let fd: Int32
+        do { fd = try UnixSocket.listen(at: path) } catch { throw ConsoleError(error.description) }
         listener = fd
         listenWatch = loop.watch(fd: fd, for: .readable) { [weak self] _ in self?.acceptClients() }
     }
@@ -82,9 +80,9 @@ public final class ConsoleSocketServer {
         backoffTimer = nil
         for connection in connections { connection.close() }
         connections = []
-        close(listener)
+        DescriptorIO.close(listener)
         self.listener = nil
-        unlink(path)
+        Posix.removeName(path)
     }
 
     private func acceptClients() {
@@ -96,19 +94,12 @@ public final class ConsoleSocketServer {
             // listener stays readable, and the next turn takes the next newcomer.
             let atCap = connections.count >= settings.maxConnections
             if atCap && accepted > 0 { return }
-            // accept4 is not in Swift's Glibc module; the flags are set right after instead (the loop is
-            // single-threaded and never forks, so no child can inherit the descriptor in between).
-            let fd = accept(listener, nil, nil)
-            guard fd >= 0 else {
-                switch errno {
-                case EINTR, ECONNABORTED: continue
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM: pauseAccepting()
-                default: break
-                }
-                return
+            let fd: Int32
+            switch ListeningSocket.accept(listener) {
+            case .connection(let accepted): fd = accepted
+            case .noneWaiting: return
+            case .outOfDescriptors: return pauseAccepting()
             }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             guard atCap else {
                 admit(fd)
                 continue
@@ -139,7 +130,7 @@ public final class ConsoleSocketServer {
         let answer = ConsoleFraming.answer(ok: false, body: ConsoleFraming.busy
                                            + "\(settings.maxConnections) console connections are open, try again")
         _ = answer.withUnsafeBytes { DescriptorIO.send(fd, $0) }
-        close(fd)
+        DescriptorIO.close(fd)
     }
 
     private func pauseAccepting() {

@@ -1,7 +1,5 @@
 import EventLoop
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// The console on a terminal or a serial line: raw input and a `LineEditor` (prompt, echo, editing,
 /// history, completion), consent questions, and lines printed above the one being typed.

@@ -1,5 +1,3 @@
-import EventLoop
-import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,15 +12,15 @@ public enum UnixSocket {
     /// A socket already at `path` is replaced when nothing answers on it (the agent that made it died
     /// without removing it); one that answers means another agent is using it, and anything that is
     /// not a socket is left alone: both are errors.
-    public static func listen(at path: String, backlog: Int32 = 16) throws(ConsoleError) -> Int32 {
+    public static func listen(at path: String, backlog: Int32 = 16) throws(ListenFailure) -> Int32 {
         var status = stat()
         if lstat(path, &status) == 0 {
             guard status.st_mode & S_IFMT == S_IFSOCK else {
-                throw ConsoleError("\(path) exists and is not a socket: move it away")
+                throw ListenFailure("\(path) exists and is not a socket: move it away")
             }
             if let fd = try? connect(to: path) {
                 close(fd)
-                throw ConsoleError("\(path): another agent is answering on it")
+                throw ListenFailure("\(path): another agent is answering on it")
             }
             guard unlink(path) == 0 || errno == ENOENT else { throw failure("cannot remove the stale \(path)") }
         }
@@ -36,7 +34,7 @@ public enum UnixSocket {
         umask(savedMask)
         guard let bound else {
             close(fd)
-            throw ConsoleError("\(path): the path is longer than the \(maxPathBytes) bytes a unix socket allows")
+            throw ListenFailure("\(path): the path is longer than the \(maxPathBytes) bytes a unix socket allows")
         }
         guard bound == 0 else {
             close(fd)
@@ -59,7 +57,7 @@ public enum UnixSocket {
     public static func connect(to path: String, timeout: Duration? = nil) throws(SystemError) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .last("socket") }
-        if let timeout { setTimeout(SO_SNDTIMEO, timeout, on: fd) }
+        if let timeout { setTimeout(.sending, timeout, on: fd) }
         while true {
             guard let result = withAddress(path, { Glibc.connect(fd, $0, $1) }) else {
                 close(fd)
@@ -73,10 +71,16 @@ public enum UnixSocket {
         }
     }
 
+    /// Which way a timeout on a blocking socket applies.
+    public enum Direction: Sendable { case sending, receiving }
+
     /// SO_SNDTIMEO or SO_RCVTIMEO on a blocking socket; zero waits for ever.
-    public static func setTimeout(_ option: Int32, _ timeout: Duration, on fd: Int32) {
+    public static func setTimeout(_ direction: Direction, _ timeout: Duration, on fd: Int32) {
         let (seconds, attoseconds) = timeout.components
-        var value = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        var value = timeval()
+        value.tv_sec = .init(seconds)
+        value.tv_usec = .init(attoseconds / 1_000_000_000_000)
+        let option = direction == .sending ? SO_SNDTIMEO : SO_RCVTIMEO
         setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
@@ -92,7 +96,13 @@ public enum UnixSocket {
         }
     }
 
-    private static func failure(_ what: String, code: Int32 = errno) -> ConsoleError {
-        ConsoleError("\(what): \(String(cString: strerror(code)))")
+    private static func failure(_ what: String, code: Int32 = errno) -> ListenFailure {
+        ListenFailure("\(what): \(String(cString: strerror(code)))")
+    }
+
+    /// Why a listening socket could not be made, in words for the person starting the agent.
+    public struct ListenFailure: Error, Hashable, Sendable, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
     }
 }
