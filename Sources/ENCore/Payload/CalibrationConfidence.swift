@@ -1,0 +1,22 @@
+/// How well a sender knows the TX power it puts in its metadata: bits 3:2 of the version byte of metadata v1.1
+/// (Google's `CalibrationConfidence`, same raw values). A receiver can weigh attenuations by it; a v1.0 sender
+/// has no such bits and reads as `.lowest`.
+public enum CalibrationConfidence: UInt8, CaseIterable, Hashable, Sendable, CustomStringConvertible {
+    /// No calibration data: a guess, or a default for every device alike.
+    case lowest = 0
+    /// The manufacturer's figure, an average over its models: a datasheet or a controller's own report.
+    case low = 1
+    /// Measured, in one antenna orientation, on this model or a similar one.
+    case medium = 2
+    /// Measured thoroughly on this model: several orientations, several units.
+    case high = 3
+
+    public var description: String {
+        switch self {
+        case .lowest: "lowest"
+        case .low: "low"
+        case .medium: "medium"
+        case .high: "high"
+        }
+    }
+}
