@@ -26,6 +26,40 @@ import Testing
         #expect(metadata.calibrationConfidence == confidence)
     }
 
+    /// Matched sightings keep their sender's confidence, read from each one's metadata (v1.0 as lowest); the key
+    /// and its exposure report the least trusted of them.
+    @Test func matchedExposuresKeepTheSendersConfidence() throws {
+        let schedule = try KeySchedule()
+        let day = ENIntervalNumber(2_666_592)
+        let now = Int64(day.value) * 600 + 2 * 86_400
+        var g = SystemRandomNumberGenerator()
+        func heard(_ key: DiagnosisKey, _ metadata: [Metadata]) -> [Sighting] {
+            let rpik = schedule.rpik(key.tek.keyData), aemk = schedule.aemk(key.tek.keyData)
+            return metadata.enumerated().map { i, metadata in
+                let n = ENIntervalNumber(day.value + 60 + UInt32(i))
+                let rpi = schedule.rpi(rpik: rpik, interval: n)
+                return Sighting(rpi: rpi, aem: schedule.aem(aemk: aemk, rpi: rpi, metadata.plaintext), firstSeen: n.unixSeconds,
+                                signal: SignalStrength(max: -50, mean: -52), reports: 2, secondsSincePreviousScan: 300)
+            }
+        }
+        let badge = DiagnosisKey(tek: TemporaryExposureKey.generate(for: day, using: &g))
+        let phone = DiagnosisKey(tek: TemporaryExposureKey.generate(for: day, using: &g))
+        let mixed = DiagnosisKey(tek: TemporaryExposureKey.generate(for: day, using: &g))
+        let sightings = heard(badge, Array(repeating: Metadata(txPower: 8, calibrationConfidence: .high), count: 3))
+            + heard(phone, [Metadata(txPower: 8), Metadata(txPower: 8)])
+            + heard(mixed, [Metadata(txPower: 8, calibrationConfidence: .high), Metadata(txPower: 8, calibrationConfidence: .low)])
+        let detection = ExposureDetection(matcher: KeyMatcher(sightings: sightings, now: now, schedule: schedule))
+        detection.beginFile("a.zip")
+        [badge, phone, mixed].forEach(detection.consider)
+        detection.endFile()
+        #expect(detection.matched.map { $0.matchedKey.sightings.map { $0.calibrationConfidence } }
+                == [[.high, .high, .high], [.lowest, .lowest], [.high, .low]])
+        #expect(detection.matched.map { $0.matchedKey.calibrationConfidence } == [.high, .lowest, .low])
+        let exposures = detection.exposures(v1: RiskDefaults.v1, v2: RiskDefaults.v2, today: UTCDay(unixSeconds: now),
+                                            detectedAt: now)
+        #expect(exposures.map { $0.calibrationConfidence } == [.high, .lowest, .low])
+    }
+
     /// What a receiver does with a beacon it heard: decrypt the AEM with the key's AEMK and the RPI, and read the
     /// metadata. With the official vector's key, a v1.1 sender's confidence survives the round trip, and the
     /// vector's own v1.0 metadata still gives its published AEM.

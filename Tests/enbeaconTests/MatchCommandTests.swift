@@ -90,6 +90,7 @@ import Testing
         #expect(matched.map { $0["sightings"] as? Int } == [3, 1])
         #expect(matched.map { $0["reportType"] as? String } == ["confirmedTest", "selfReport"])
         #expect(matched[1]["daysSinceOnsetOfSymptoms"] as? Int == 0)
+        #expect(matched.map { $0["calibrationConfidence"] as? String } == ["lowest", "lowest"], "v1.0 senders")
         #expect(matched[0]["rollingStartIntervalNumber"] as? Int == Int(Self.rsin))
 
         let statistics = try #require(json["statistics"] as? [String: Any])

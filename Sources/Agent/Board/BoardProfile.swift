@@ -57,7 +57,7 @@ public struct BoardProfile: Equatable, Sendable {
             case "radio.calibration_confidence":
                 // The number, as the metadata carries it, or its name.
                 guard let confidence = UInt8(value).flatMap(CalibrationConfidence.init(rawValue:))
-                    ?? CalibrationConfidence.allCases.first(where: { $0.description == value }) else {
+                    ?? CalibrationConfidence(name: value) else {
                     throw ConfigError(line: line, "radio.calibration_confidence: expected 0-3 (lowest, low, medium, high), "
                                       + "got '\(value)'")
                 }

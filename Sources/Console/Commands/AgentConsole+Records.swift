@@ -96,6 +96,7 @@ extension AgentConsole {
                     item.string("reportType", exposure.reportType.description)
                     // As the export gave it: beyond −14…14 it is an encoded range or state, scored as unknown.
                     item.integer("daysSinceOnsetOfSymptoms", exposure.daysSinceOnsetOfSymptoms)
+                    item.string("calibrationConfidence", exposure.calibrationConfidence.description)
                     return item.text
                 }))
                 return .json(o.text)

@@ -19,4 +19,15 @@ public enum CalibrationConfidence: UInt8, CaseIterable, Hashable, Sendable, Cust
         case .high: "high"
         }
     }
+
+    /// From the name `description` gives.
+    public init?(name: String) {
+        guard let match = Self.allCases.first(where: { $0.description == name }) else { return nil }
+        self = match
+    }
+
+    /// The less trusted of two: what a set of sightings may claim as a whole.
+    public static func least(_ a: CalibrationConfidence, _ b: CalibrationConfidence) -> CalibrationConfidence {
+        a.rawValue <= b.rawValue ? a : b
+    }
 }

@@ -12,6 +12,13 @@ public struct MatchedKey: Hashable, Sendable {
     /// In any order; scoring sorts by time.
     public var sightings: [MatchedSighting]
 
+    /// The sender's calibration confidence: one sender, one value, normally; should its sightings disagree, the
+    /// least trusted. Lowest without sightings.
+    public var calibrationConfidence: CalibrationConfidence {
+        guard let first = sightings.first?.calibrationConfidence else { return .lowest }
+        return sightings.reduce(first) { CalibrationConfidence.least($0, $1.calibrationConfidence) }
+    }
+
     public init(rollingStart: ENIntervalNumber, transmissionRiskLevel: Int, reportType: ReportType,
                 daysSinceOnsetOfSymptoms: Int?, sightings: [MatchedSighting]) {
         self.rollingStart = rollingStart
