@@ -27,12 +27,11 @@ import Testing
         } size: { _ in }
         try world.publishIndex(["eu.zip"])
 
-        let server = try PythonHTTPServer(root: world.root)
-        defer { server.stop() }
-        let agent = try SyncingAgent(dir, index: "http://127.0.0.1:\(server.port)/index.txt", world: world)
-        defer { agent.stop() }
-        let report = try #require(try agent.syncNowWatchingStatus().report)
-        #expect(report["outcome"] as? String == "succeeded", "\(report)")
+        let (server, agent, report) = try world.servedAndSynced(dir)
+        defer {
+            agent.stop()
+            server.stop()
+        }
         #expect(report["matchedKeys"] as? Int == 7, "\(report)")
 
         let listed = try #require(try JSONSerialization.jsonObject(with: Data(try agent.ctl("--json", "exposures").utf8))
