@@ -54,7 +54,7 @@ let package = Package(
         // textfile collector. Reads the badge only through AgentControl.
         .target(name: "Metrics", dependencies: ["Agent", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
         // Badges and phones on a virtual radio: the virtual board, whole-agent simulations, the demo.
-        .target(name: "Simulation", dependencies: ["Agent", "KeySync", "ENCore", "EventLoop", "HCI", "Store"],
+        .target(name: "Simulation", dependencies: ["Agent", "KeySync", "ENCore", "EventLoop", "HCI", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
         .executableTarget(name: "enbeacon", dependencies: ["Agent", "KeySync", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI", "CLinux",
                                                            "Store", "SystemIO"],
@@ -65,12 +65,13 @@ let package = Package(
         // What several test targets share: temporary directories, child processes, the test health authority.
         .target(name: "TestSupport", dependencies: ["EventLoop"], path: "Tests/Support"),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "TestSupport"]),
-        .testTarget(name: "ENCoreTests", dependencies: ["ENCore", "TestSupport"]),
+        // Resources: third-party test data read by path (#filePath), not bundled.
+        .testTarget(name: "ENCoreTests", dependencies: ["ENCore", "SystemIO", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "SystemIO"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Simulation", "enbeacon-store-writer"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport", "Agent", "Simulation"]),
-        .testTarget(name: "KeySyncTests", dependencies: ["TestSupport", "KeySync", "Console", "Simulation"]),
+        .testTarget(name: "KeySyncTests", dependencies: ["TestSupport", "KeySync", "Console", "Metrics", "Simulation"]),
         .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "Console", "Simulation"]),
         .testTarget(name: "MetricsTests", dependencies: ["TestSupport", "Metrics", "Console", "Simulation"]),
         .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "Simulation", "Console"]),

@@ -95,7 +95,7 @@ public final class Agent {
         } catch {
             throw .dataDirectory(error)
         }
-        if !store.recovery.isClean { log.warn("sighting store recovered: \(store.recovery)") }
+        if !store.recovery.isClean { log.warn(.storeRecovered, "sighting store recovered: \(store.recovery)") }
         // A write cut short (a power cut, a full card) leaves its temporary file behind; nothing reads them.
         for leftover in AtomicFile.removeTemporaries(in: dataDirectory) { log.info("removed \(leftover), left by an interrupted write") }
         do { schedule = try KeySchedule() } catch { throw .crypto(error) }
@@ -348,8 +348,7 @@ public final class Agent {
         watchers.tell(report, at: unixSeconds)
         // Between scan windows the radio listens only for `live`; sightings come from the windows alone.
         guard scanner.isInScanWindow else { return }
+        // No log line names the RPI or the address, at any level: `live` shows reports to staff who ask.
         sightings.add(report, at: unixSeconds)
-        log.debug("sighting rpi \(report.payload.rpi.hex) aem \(report.payload.aem.hex) "
-                  + "rssi \(report.rssi.map(String.init) ?? "n/a") address \(report.address)")
     }
 }

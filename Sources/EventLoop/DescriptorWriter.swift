@@ -71,11 +71,6 @@ public final class DescriptorWriter {
         isSocket = DescriptorIO.isSocket(fd)
     }
 
-    deinit {
-        if let watch { loop.unwatch(watch) }
-        if let stallTimer { loop.cancel(stallTimer) }
-    }
-
     /// Nothing waits to be written.
     public var isEmpty: Bool { queue.isEmpty }
 
@@ -126,10 +121,14 @@ public final class DescriptorWriter {
         if queue.isEmpty { onDrained() }
     }
 
-    /// Drops what waits and stops watching the descriptor; nothing is written or reported afterwards.
+    /// Drops what waits and stops watching the descriptor; nothing is written or reported afterwards. The
+    /// loop holds the writer while it watches or times (no weak references: the board build has none), and
+    /// the callbacks may hold their owner: stopping lets go of both, so an owner must stop what it made.
     public func stop() {
         guard !stopped else { return }
         stopped = true
+        onFailure = { _ in }
+        onDrained = {}
         queue.removeAll()
         if let watch { loop.unwatch(watch) }
         watch = nil
@@ -142,7 +141,7 @@ public final class DescriptorWriter {
         if let watch {
             loop.update(watch, interest: interest)
         } else if !interest.isEmpty {
-            watch = loop.watch(fd: fd, for: interest) { [weak self] readiness in self?.ready(readiness) }
+            watch = loop.watch(fd: fd, for: interest) { readiness in self.ready(readiness) }
         }
     }
 
@@ -162,9 +161,9 @@ public final class DescriptorWriter {
             self.stallTimer = nil
         }
         guard !queue.isEmpty, stallTimer == nil else { return }
-        stallTimer = loop.schedule(after: timeout) { [weak self] in
-            self?.stallTimer = nil
-            self?.fail(.stalled(timeout))
+        stallTimer = loop.schedule(after: timeout) {
+            self.stallTimer = nil
+            self.fail(.stalled(timeout))
         }
     }
 

@@ -56,7 +56,8 @@ public final class LogRateLimiter {
         kind.level = min(kind.level, level)  // the most severe: errors sort first
         kind.lastSuppressed = message
         if kind.timer == nil {
-            kind.timer = loop.schedule(at: kind.windowEnd) { [weak self] in self?.endWindow(key) }
+            // Held until the window ends, at most `settings.window`.
+            kind.timer = loop.schedule(at: kind.windowEnd) { self.endWindow(key) }
         }
         kinds[key] = kind
     }

@@ -37,4 +37,12 @@ public struct Logger {
     public func warn(_ message: @autoclosure () -> String) { log(.warn, message()) }
     public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
     public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+
+    /// A line that names its event: the message, then ` event=NAME` (see `LogEvent`).
+    public func log(_ l: Level, _ event: LogEvent, _ message: @autoclosure () -> String) {
+        if l <= level { sink(l, message() + " event=" + event.name) }
+    }
+    public func error(_ event: LogEvent, _ message: @autoclosure () -> String) { log(.error, event, message()) }
+    public func warn(_ event: LogEvent, _ message: @autoclosure () -> String) { log(.warn, event, message()) }
+    public func info(_ event: LogEvent, _ message: @autoclosure () -> String) { log(.info, event, message()) }
 }

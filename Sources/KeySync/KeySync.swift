@@ -137,7 +137,7 @@ public final class KeySync: KeyDownloading {
         switch report.outcome {
         case .failed(let reason):
             status.lastError = reason
-            context.log.warn("key sync failed after \(seconds) s (\(report.summary)): \(reason); next try in about "
+            context.log.warn(.keySyncFailed, "key sync failed after \(seconds) s (\(report.summary)): \(reason); next try in about "
                              + "\(settings.interval)")
         default:
             status.lastError = nil

@@ -166,7 +166,7 @@ final class SyncRun {
         case .saveCursor(let cursor):
             do { try cursor.save(dataDirectory: context.dataDirectory) } catch {
                 // Not fatal: the next run repeats some downloads, and exposures are not duplicated.
-                log.error("key sync: cannot save the cursor: \(error)")
+                log.error(.keySyncCursorUnsaved, "key sync: cannot save the cursor: \(error)")
             }
         case .removeAllDownloads:
             closeWriter()

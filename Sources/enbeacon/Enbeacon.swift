@@ -19,6 +19,7 @@ enum Enbeacon {
           derive       print the RPIs and AEMs a TEK produces
           export       decode an export file, or verify its signature (export decode, export verify)
           match        offline exposure detection: export files against sightings, scored
+          risk         the Corona-Warn-App's risk calculation on exposure windows from a file
           bench        benchmarks that print figures (bench match)
           demo         a care home in virtual time: badges and phones meeting over days
           ctl          run one console command on the running agent (enbeacon ctl help lists them)
@@ -80,6 +81,15 @@ enum Enbeacon {
             do {
                 let request = try MatchCommand.parse(&arguments)
                 do { try MatchCommand.run(request, out: out, err: err) } catch { fail("enbeacon match: \(error)", status: 1) }
+            } catch {
+                fail(error.message, status: 2)
+            }
+        case "risk":
+            if wantsHelp { out.write(RiskCommand.help + "\n"); finish() }
+            var arguments = Arguments(argv, command: command)
+            do {
+                let request = try RiskCommand.parse(&arguments)
+                do { try RiskCommand.run(request, out: out) } catch { fail("enbeacon risk: \(error)", status: 1) }
             } catch {
                 fail(error.message, status: 2)
             }

@@ -205,7 +205,7 @@ import TestSupport
         ignoring.run(input: [UInt8](repeating: 0, count: 1_000_000), label: "ignores stdin")
         #expect(Set(runUntilReaped(command, ignoring)) == [3, 0])
         #expect(command.failed == 1)
-        #expect(lines.contains("warn notify: exposure abc: command failed with status 3"))
+        #expect(lines.contains("warn notify: exposure abc: command failed with status 3 event=notify_failed"))
     }
 
     @Test func hungCommandIsKilledAfterItsTimeLimit() {

@@ -55,6 +55,10 @@ import Testing
         #expect(detection.matched.map { $0.matchedKey.sightings.map { $0.calibrationConfidence } }
                 == [[.high, .high, .high], [.lowest, .lowest], [.high, .low]])
         #expect(detection.matched.map { $0.matchedKey.calibrationConfidence } == [.high, .lowest, .low])
+        // v2 windows carry it too, as Google's and Apple's do.
+        #expect(detection.matched.map { m in
+            RiskScoringV2.windows(of: m.matchedKey, configuration: RiskDefaults.v2).map { $0.calibrationConfidence }
+        } == [[.high], [.lowest], [.low]])
         let exposures = detection.exposures(v1: RiskDefaults.v1, v2: RiskDefaults.v2, today: UTCDay(unixSeconds: now),
                                             detectedAt: now)
         #expect(exposures.map { $0.calibrationConfidence } == [.high, .lowest, .low])

@@ -98,6 +98,37 @@ import Testing
         #expect(writer.failure == nil)
     }
 
+    /// Ownership without weak references (the board build has none): while bytes wait, the loop holds the
+    /// writer (its watch and its stall timer), and the writer holds its callbacks, which hold their owner.
+    /// `stop()` lets go of all of it, so both are released.
+    @Test func aStoppedWriterAndTheOwnerItsCallbacksHoldAreReleased() {
+        final class Owner {
+            var writer: DescriptorWriter?
+            var failures = 0
+        }
+        let loop = PollLoop()
+        let pair = SocketPair()
+        defer { pair.close() }
+        weak var releasedWriter: DescriptorWriter?
+        weak var releasedOwner: Owner?
+        do {
+            let owner = Owner()
+            let writer = DescriptorWriter(loop: loop, fd: pair.writeEnd, settings: .init(stallTimeout: .seconds(60)))
+            writer.onFailure = { _ in owner.failures += 1 }
+            writer.onDrained = { owner.writer = nil }
+            owner.writer = writer
+            writer.append([UInt8](repeating: 0x61, count: 4 << 20))  // far more than the socket buffers
+            #expect(!writer.isEmpty, "bytes wait: a watch and a stall timer are registered")
+            releasedWriter = writer
+            releasedOwner = owner
+            owner.writer = nil
+        }
+        #expect(releasedWriter != nil && releasedOwner != nil, "held by the loop while bytes wait")
+        releasedWriter?.stop()
+        #expect(releasedWriter == nil, "stopping unwatches, cancels the stall timer and drops the callbacks")
+        #expect(releasedOwner == nil)
+    }
+
     @Test func aReaderThatHungUpIsReportedOnceAndLaterBytesAreRefused() {
         let loop = PollLoop()
         let pair = SocketPair()

@@ -110,6 +110,13 @@ struct KeyShareEndToEndTests {
         let leaks = try world.leaks(of: secrets, from: a)
         #expect(leaks.isEmpty, "\(leaks)")
         #expect(world.log(a).contains { $0.hasPrefix("info key share: \(message)") })
+        // What went on the air (A's and B's RPIs and addresses, which each heard of the other) reaches no log, metric
+        // or console answer of either badge: only the btsnoop file, which records the air.
+        let airborne = world.onAirIdentifiers(of: [a, b])
+        #expect(airborne.count > 100)
+        #expect(try world.leaks(of: airborne, from: a).contains { $0.hasPrefix("btsnoop of A") }, "the search finds them where they are")
+        let airborneLeaks = try world.leaks(of: airborne, from: a, btsnoop: false) + world.leaks(of: airborne, from: b, btsnoop: false)
+        #expect(airborneLeaks.isEmpty, "\(airborneLeaks)")
     }
 
     // MARK: Failures, each with the words staff see

@@ -6,6 +6,7 @@ import Foundation
 import Glibc
 import HCI
 import KeySync
+import Metrics
 import Simulation
 import TestSupport
 
@@ -228,18 +229,23 @@ final class ShareWorld {
     }
 
     /// Where a secret must never appear: every badge's log, `badge`'s btsnoop file, its notify events, and what
-    /// its console answers with `--json` (status, keys share status, config list) and in words.
+    /// its console answers with `--json` (status, keys share status, config list, sync, health, exposures) and in
+    /// words, and its Prometheus metrics.
     func exposedPlaces(_ badge: SimulatedBadge) throws -> [(String, [UInt8])] {
         var places: [(String, [UInt8])] = badges.map { ("log of \($0.name)", Array(log($0).joined(separator: "\n").utf8)) }
         places.append(("btsnoop of \(badge.name)", Array((try? Data(contentsOf: URL(fileURLWithPath: btsnoopPath(badge)))) ?? Data())))
         for name in (try? FileManager.default.contentsOfDirectory(atPath: notifyFolder(badge))) ?? [] {
             places.append(("notify event \(name)", Array((try? Data(contentsOf: URL(fileURLWithPath: notifyFolder(badge) + "/" + name))) ?? Data())))
         }
+        places.append(("metrics of \(badge.name)",
+                       Array(BadgeMetricsExposition(build: .init(version: "test", board: "virtual", transport: "virtual"))
+                           .text(AgentControl(agent: badge.agent, stop: {}).metrics()).utf8)))
         for line in ["status --json", "keys share status --json", "config list --json", "status", "keys share status",
-                     "config list", "sync --json"] {
+                     "config list", "sync --json", "health --json", "exposures --json", "exposures"] {
             let reply = try execute(line, on: badge)
             let text: String = switch reply {
             case .text(let t), .json(let t), .error(let t): t
+            case .failure(let t, let json): t + json
             default: ""
             }
             places.append((line, Array(text.utf8)))
@@ -247,9 +253,23 @@ final class ShareWorld {
         return places
     }
 
-    /// The places among `exposedPlaces` that hold one of `secrets`, with a hint of which.
-    func leaks(of secrets: [[UInt8]], from badge: SimulatedBadge) throws -> [String] {
-        let places = try exposedPlaces(badge)
+    /// What `badges` put on the air: each RPI (hex, as a console would print it, and raw) and each random
+    /// address (as `AA:BB:…` and in lower case), from their controllers' advertising histories.
+    func onAirIdentifiers(of badges: [SimulatedBadge]) -> [[UInt8]] {
+        var identifiers: [[UInt8]] = []
+        for entry in badges.flatMap({ $0.controller.advertisingHistory }) {
+            identifiers += [Array("\(entry.address)".utf8), Array("\(entry.address)".lowercased().utf8)]
+            if let payload = try? AdvertisingPayload(decoding: entry.data) {
+                identifiers += [Array(payload.rpi.hex.utf8), Array(payload.rpi.hex.uppercased().utf8), payload.rpi.bytes]
+            }
+        }
+        return identifiers
+    }
+
+    /// The places among `exposedPlaces` that hold one of `secrets`, with a hint of which. `btsnoop: false` leaves
+    /// the btsnoop file out, for secrets that are there by nature (what went on the air).
+    func leaks(of secrets: [[UInt8]], from badge: SimulatedBadge, btsnoop: Bool = true) throws -> [String] {
+        let places = try exposedPlaces(badge).filter { btsnoop || !$0.0.hasPrefix("btsnoop of ") }
         var found: [String] = []
         for (name, bytes) in places {
             for secret in secrets where Self.contains(bytes, secret) {

@@ -36,3 +36,8 @@ enum Enbeacon {
                       stderr: String(decoding: stderr, as: UTF8.self))
     }
 }
+
+extension Enbeacon.Result {
+    /// How every command answers a command line it cannot run: status 2, nothing on stdout, one line on stderr.
+    var isOneLineUsageError: Bool { status == 2 && stdout.isEmpty && stderrLines.count == 1 }
+}

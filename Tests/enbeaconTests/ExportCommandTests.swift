@@ -203,7 +203,7 @@ import Testing
     ])
     func usageErrorsExitTwoWithOneLine(arguments: [String], message: String) throws {
         let r = try Enbeacon.run(arguments)
-        #expect(r.status == 2 && r.stdout.isEmpty && r.stderrLines.count == 1)
+        #expect(r.isOneLineUsageError)
         #expect(r.stderr.contains(message), "stderr was: \(r.stderr)")
     }
 

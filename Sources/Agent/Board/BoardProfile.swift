@@ -56,7 +56,7 @@ public struct BoardProfile: Equatable, Sendable {
                 do { console = try ConsoleSpec(parsing: value) } catch { throw ConfigError(line: line, "console: \(error)") }
             case "radio.calibration_confidence":
                 // The number, as the metadata carries it, or its name.
-                guard let confidence = UInt8(value).flatMap(CalibrationConfidence.init(rawValue:))
+                guard let confidence = Int(value).flatMap(CalibrationConfidence.init(rawValue:))
                     ?? CalibrationConfidence(name: value) else {
                     throw ConfigError(line: line, "radio.calibration_confidence: expected 0-3 (lowest, low, medium, high), "
                                       + "got '\(value)'")

@@ -96,7 +96,7 @@ public final class Clock {
     }
 
     public func start() {
-        if !isTrusted { log.warn("not advertising or scanning until the clock is trustworthy: \(trust)") }
+        if !isTrusted { log.warn(.clockUntrusted, "not advertising or scanning until the clock is trustworthy: \(trust)") }
         scheduleCheck()
     }
 
@@ -139,7 +139,7 @@ public final class Clock {
             lastJump = now
             lastJumpUnixSeconds = wall / 1_000_000_000
             let jump = Duration.nanoseconds(offset)
-            log.warn("wall clock jumped \(Self.words(jump)) (now \(UTCDateTime(unixSeconds: wall / 1_000_000_000)))")
+            log.warn(.clockJumped, "wall clock jumped \(Self.words(jump)) (now \(UTCDateTime(unixSeconds: wall / 1_000_000_000)))")
             if isTrusted, abs(offset) > maximumJump.nanosecondsValue {
                 unconfirmedJump = (jump, now)
                 // NTP must agree from here on, not from before the jump.

@@ -166,7 +166,7 @@ public final class AgentControl {
         try agent.store.newestFirst(since: unixSeconds, limit: limit)
     }
 
-    public func storage() throws(SystemError) -> StoreUsage { try agent.store.usage() }
+    public func storage() throws(SystemError) -> StorageUsage { try agent.store.usage() }
 
     /// The last failed write of sightings (nil once one succeeds), and what the flood limits dropped.
     public var storageHealth: (lastError: SystemError?, dropped: SightingRecorder.Dropped) {

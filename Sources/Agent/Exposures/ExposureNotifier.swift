@@ -54,7 +54,7 @@ public final class ExposureNotifier {
         for var exposure in pending {
             exposure.notified = true
             notified += 1
-            log.warn("EXPOSURE \(exposure.id.short) on \(exposure.date): \(exposure.durationMinutes) min, "
+            log.warn(.exposureRecorded, "EXPOSURE \(exposure.id.short) on \(exposure.date): \(exposure.durationMinutes) min, "
                      + "attenuation \(exposure.typicalAttenuation) dB, risk score \(exposure.riskScore) "
                      + "(threshold \(settings.threshold)), \(exposure.reportType)")
             command?.run(input: Array((exposure.json + "\n").utf8), label: "exposure \(exposure.id.short)")

@@ -154,7 +154,7 @@ public final class NotifyCommand {
         }
         if exitStatus != 0 {
             failed += 1
-            log.warn("notify: \(label): command failed with status \(exitStatus)")
+            log.warn(.notifyFailed, "notify: \(label): command failed with status \(exitStatus)")
         } else {
             log.debug("notify: \(label): command done")
         }
@@ -163,6 +163,6 @@ public final class NotifyCommand {
 
     private func fail(_ label: String, _ reason: String) {
         failed += 1
-        log.error("notify: \(label): \(reason)")
+        log.error(.notifyFailed, "notify: \(label): \(reason)")
     }
 }

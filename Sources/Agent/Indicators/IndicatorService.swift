@@ -155,7 +155,7 @@ public final class IndicatorService {
             try output.set(on)
             if failingOutputs.remove(name) != nil { log.info("indicator: the \(name) works again") }
         } catch {
-            if failingOutputs.insert(name).inserted { log.error("indicator: cannot switch the \(name) (\(output.location)): \(error)") }
+            if failingOutputs.insert(name).inserted { log.error(.indicatorFailed, "indicator: cannot switch the \(name) (\(output.location)): \(error)") }
         }
     }
 

@@ -60,7 +60,7 @@ public struct IndicatorWiring: Equatable, Sendable {
         func request(_ what: String, _ key: String, _ spec: GPIOLineSpec, _ direction: GPIOChip.Direction) -> GPIORequestedLine? {
             do { return try GPIORequestedLine.request(spec, direction) } catch {
                 let problem = "\(what) (\(key) = \(spec)): \(error)"
-                log.error("indicator: \(problem); the badge runs without its \(what)")
+                log.error(.indicatorFailed, "indicator: \(problem); the badge runs without its \(what)")
                 lines.problems.append(problem)
                 return nil
             }

@@ -611,7 +611,7 @@ public final class KeyShare {
             storageError = nil
         } catch {
             if storageError != error {
-                log.error("key share: cannot write \(path) (\(error)): the share goes on, but a restart now would lose it")
+                log.error(.keyShareUnsaved, "key share: cannot write \(path) (\(error)): the share goes on, but a restart now would lose it")
             }
             storageError = error
         }

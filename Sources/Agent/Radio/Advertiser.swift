@@ -97,7 +97,7 @@ public final class Advertiser {
             log.info("keys: removed \(keys.count - kept.count) older than 14 days")
             keys = kept
         } catch {
-            log.error("cannot remove keys older than 14 days: \(error)")
+            log.error(.retentionFailed, "cannot remove keys older than 14 days: \(error)")
         }
     }
 
@@ -119,7 +119,7 @@ public final class Advertiser {
                 // Durable before its first RPI goes on air, or not on air at all.
                 try keyFile?.save(kept)
             } catch {
-                if keyStorageError != error { log.error("cannot store the new exposure key, not advertising: \(error)") }
+                if keyStorageError != error { log.error(.keysUnwritable, "cannot store the new exposure key, not advertising: \(error)") }
                 keyStorageError = error
                 tek = nil
                 radio.stopBroadcasting()
@@ -143,7 +143,7 @@ public final class Advertiser {
         currentRPI = rpi
         lastRotation = loop.now
         rotations += 1
-        log.debug("rotated: interval \(interval), address \(radio.broadcastAddress.map { "\($0)" } ?? "-")")
+        log.debug("rotated: interval \(interval)")  // never the address or the RPI: logs leave the device
 
         scheduleNextRotation()
     }

@@ -54,13 +54,13 @@ final class Housekeeping {
         reportedHold = nil
         let now = clock.unixSeconds
         do { try store.prune(now: now) } catch {
-            log.error("cannot remove sightings older than 14 days: \(error)")
+            log.error(.retentionFailed, "cannot remove sightings older than 14 days: \(error)")
         }
         do {
             let removed = try exposures.prune(today: UTCDay(unixSeconds: now))
             if removed > 0 { log.info("exposures: removed \(removed) older than 14 days") }
         } catch {
-            log.error("cannot remove exposures older than 14 days: \(error)")
+            log.error(.retentionFailed, "cannot remove exposures older than 14 days: \(error)")
         }
         if let interval = clock.interval { advertiser.removeExpiredKeys(at: interval) }
     }

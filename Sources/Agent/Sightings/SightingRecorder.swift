@@ -96,7 +96,7 @@ public final class SightingRecorder {
             if lastError != nil { log.info("sightings written again") }
             lastError = nil
         } catch {
-            if lastError != error { log.error("cannot write sightings (kept in memory for the next attempt): \(error)") }
+            if lastError != error { log.error(.sightingsUnwritable, "cannot write sightings (kept in memory for the next attempt): \(error)") }
             lastError = error
         }
     }

@@ -1,4 +1,3 @@
-import Store
 import SystemIO
 
 /// The terminal history kept across restarts in `DATA/console_history`: one line per entry, mode 0600

@@ -1,6 +1,5 @@
 import Agent
 import ENCore
-import Store
 
 /// `sightings`, `storage`, `exposures`: what the badge has recorded.
 extension AgentConsole {
@@ -37,7 +36,7 @@ extension AgentConsole {
                 .joined(separator: "\n"))
         })
         table.register(ConsoleCommand("storage", summary: "bytes used, records, oldest sighting, flush state") { request in
-            let u: StoreUsage
+            let u: StorageUsage
             do { u = try control.storage() } catch { return .error("\(error)") }
             let health = control.storageHealth
             if request.json {

@@ -21,7 +21,7 @@ public struct Metadata: Hashable, Sendable {
 
     /// v1.1, as the badge broadcasts it: the TX power and how well it is known.
     public init(txPower: Int8, calibrationConfidence: CalibrationConfidence) {
-        self.init(version: Self.version11 | calibrationConfidence.rawValue << 2, txPower: txPower)
+        self.init(version: Self.version11 | UInt8(calibrationConfidence.rawValue) << 2, txPower: txPower)
     }
 
     public init(_ bytes: AssociatedEncryptedMetadata) {
@@ -44,7 +44,7 @@ public struct Metadata: Hashable, Sendable {
     /// reads them.
     public var calibrationConfidence: CalibrationConfidence {
         guard minorVersion >= 1 else { return .lowest }
-        return CalibrationConfidence(rawValue: version >> 2 & 0b11) ?? .lowest
+        return CalibrationConfidence(rawValue: Int(version >> 2 & 0b11)) ?? .lowest
     }
 }
 

@@ -21,6 +21,15 @@ struct ConfigurationObject {
         self.init(members: members, path: "")
     }
 
+    /// An object already parsed, at `path` in its document ("" for the document itself).
+    init(_ value: JSONValue, path: String) throws(RiskConfigurationError) {
+        guard case .object(let members) = value else {
+            throw RiskConfigurationError(field: path.isEmpty ? nil : path,
+                                         reason: "expected an object, found \(value.kindDescription)")
+        }
+        self.init(members: members, path: path)
+    }
+
     private init(members: [String: JSONValue], path: String) {
         self.members = members
         self.path = path
@@ -44,6 +53,35 @@ struct ConfigurationObject {
             throw failure(name, "expected an object, found \(value.kindDescription)")
         }
         return ConfigurationObject(members: members, path: fieldPath(name))
+    }
+
+    /// Each element of an array of objects, its path `name[i]`.
+    func objects(_ name: String) throws(RiskConfigurationError) -> [ConfigurationObject] {
+        let value = try value(name)
+        guard case .array(let elements) = value else {
+            throw failure(name, "expected an array of objects, found \(value.kindDescription)")
+        }
+        var result: [ConfigurationObject] = []
+        for (index, element) in elements.enumerated() {
+            result.append(try ConfigurationObject(element, path: "\(fieldPath(name))[\(index)]"))
+        }
+        return result
+    }
+
+    /// A boolean that may be left out (protocol buffers' JSON leaves out `false`).
+    func bool(_ name: String, absent: Bool) throws(RiskConfigurationError) -> Bool {
+        guard contains(name) else { return absent }
+        let value = try value(name)
+        guard case .bool(let flag) = value else { throw failure(name, "expected true or false, found \(value.kindDescription)") }
+        return flag
+    }
+
+    /// Refuses members outside `known`: for small objects where a misspelt optional member (`maxExlusive`) would
+    /// otherwise silently mean its default.
+    func requireOnly(_ known: [String]) throws(RiskConfigurationError) {
+        for name in names where !known.contains(name) {
+            throw failure(name, "unknown member (expected \(known.joined(separator: ", ")))")
+        }
     }
 
     func string(_ name: String) throws(RiskConfigurationError) -> String {

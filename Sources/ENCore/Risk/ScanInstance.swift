@@ -18,7 +18,8 @@ public struct ScanInstance: Hashable, Sendable {
     public var time: Int64
     public var typicalAttenuation: UInt8
     public var minAttenuation: UInt8
-    /// A multiple of 60 in 60…300.
+    /// A multiple of 60 in 60…300 when the badge grouped the instance; whatever a phone reported when read from its
+    /// API's JSON (`ExposureWindowsJSON`), even 0 or negative after a clock change (the Corona-Warn-App model counts those as 0).
     public var secondsSinceLastScan: Int
 
     public static let maximumSpreadTenthsOfSeconds: Int64 = 255

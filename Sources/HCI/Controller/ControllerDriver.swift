@@ -121,11 +121,12 @@ public final class ControllerDriver {
         let transport = makeTransport()
         self.transport = transport
         let myLink = linkGeneration
-        transport.start(onPacket: { [weak self] packet in
-            guard let self, self.linkGeneration == myLink else { return }
+        // The transport holds the driver until `dropLink` stops it (a transport drops its callbacks when stopped).
+        transport.start(onPacket: { packet in
+            guard self.linkGeneration == myLink else { return }
             self.receive(packet)
-        }, onFailure: { [weak self] error in
-            guard let self, self.linkGeneration == myLink else { return }
+        }, onFailure: { error in
+            guard self.linkGeneration == myLink else { return }
             self.transportFailed(error)
         })
         initialize(reason: nil)
@@ -147,10 +148,10 @@ public final class ControllerDriver {
         lastProblem = (text, loop.now)
         switch error {
         case .unavailable:
-            log.log(repeated ? .debug : .warn, "controller unavailable: \(text)")
+            log.log(repeated ? .debug : .warn, .controllerUnavailable, "controller unavailable: \(text)")
             scheduleReconnect(absent: true, quietly: repeated)
         case .closed:
-            log.warn("controller link lost: \(text)")
+            log.warn(.controllerLost, "controller link lost: \(text)")
             scheduleReconnect()
         }
     }
@@ -166,9 +167,9 @@ public final class ControllerDriver {
         let delay = min(reconnectDelay, ceiling)
         reconnectDelay = min(reconnectDelay * 2, ceiling)
         log.log(quietly ? .debug : .info, "reconnecting to the controller in \(delay)")
-        reconnectTimer = loop.schedule(after: delay) { [weak self] in
-            self?.reconnectTimer = nil
-            self?.connect()
+        reconnectTimer = loop.schedule(after: delay) {  // cancelled by stop()
+            self.reconnectTimer = nil
+            self.connect()
         }
     }
 
@@ -176,7 +177,7 @@ public final class ControllerDriver {
 
     private func initialize(reason: String?) {
         if let reason {
-            log.warn("re-initialising the controller: \(reason)")
+            log.warn(.controllerReinitialising, "re-initialising the controller: \(reason)")
             recordProblem(reason)
         }
         abandonCommands()
@@ -330,7 +331,7 @@ public final class ControllerDriver {
     private func commandTimedOut(_ opcode: Opcode) {
         counters.commandTimeouts += 1
         consecutiveTimeouts += 1
-        log.warn("controller did not answer \(opcode) within \(settings.commandTimeout)")
+        log.warn(.controllerSilent, "controller did not answer \(opcode) within \(settings.commandTimeout)")
         if consecutiveTimeouts >= 2 {
             consecutiveTimeouts = 0
             recordProblem("the controller did not answer \(opcode)")
@@ -370,7 +371,7 @@ public final class ControllerDriver {
             // Firmware that faults again right after every reset would otherwise be reset in a tight loop.
             if hardwareErrorsSinceGoal >= 3 {
                 hardwareErrorsSinceGoal = 0
-                log.warn("controller keeps failing (\(reason))")
+                log.warn(.controllerFailing, "controller keeps failing (\(reason))")
                 recordProblem(reason)
                 scheduleReconnect()
             } else {

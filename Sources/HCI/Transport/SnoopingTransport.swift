@@ -18,8 +18,9 @@ public final class SnoopingTransport: HCITransport {
     }
 
     public func start(onPacket: @escaping (H4Packet) -> Void, onFailure: @escaping (TransportError) -> Void) {
-        inner.start(onPacket: { [weak self] packet in
-            self?.record(packet, .received)
+        // The inner transport drops these callbacks when it stops, and with them this wrapper.
+        inner.start(onPacket: { packet in
+            self.record(packet, .received)
             onPacket(packet)
         }, onFailure: onFailure)
     }

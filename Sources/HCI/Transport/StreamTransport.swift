@@ -76,16 +76,15 @@ public final class StreamTransport: HCITransport {
             connecting = opened.connecting
         } catch {
             // Report on the next turn so the caller's start() finishes before its failure handler runs.
-            loop.schedule(after: .zero) { [weak self] in self?.fail(error) }
+            loop.schedule(after: .zero) { self.fail(error) }
             return
         }
         let writer = DescriptorWriter(loop: loop, fd: fd)
         writer.isHeld = connecting
-        writer.onFailure = { [weak self] failure in self?.writeFailed(failure) }
+        writer.onFailure = { failure in self.writeFailed(failure) }
         self.writer = writer
-        watch = loop.watch(fd: fd, for: connecting ? .writable : .readable) { [weak self] readiness in
-            self?.service(readiness)
-        }
+        // The loop and the writer hold this transport until `stop()` (or a failure, which stops it) lets go.
+        watch = loop.watch(fd: fd, for: connecting ? .writable : .readable) { readiness in self.service(readiness) }
     }
 
     public func send(_ packet: H4Packet) {
@@ -113,8 +112,8 @@ public final class StreamTransport: HCITransport {
         // queue): tell it on the next turn, as every other failure is told, never from inside send().
         failed = true
         let mySession = session
-        loop.schedule(after: .zero) { [weak self] in
-            guard let self, self.session == mySession else { return }
+        loop.schedule(after: .zero) {
+            guard self.session == mySession else { return }
             let handler = self.onFailure
             self.stop()
             handler(error)

@@ -135,7 +135,7 @@ final class GPIOButtonLine: IndicatorButton {
 
     /// A line that cannot be read would be reported ready forever: stop watching it, once, saying why.
     private func giveUp(_ reason: String) {
-        log.error("indicator: the button (\(location)) cannot be read (\(reason)); presses are ignored from now on")
+        log.error(.indicatorFailed, "indicator: the button (\(location)) cannot be read (\(reason)); presses are ignored from now on")
         stopWatching()
     }
 

@@ -1,8 +1,9 @@
-/// How well a sender knows the TX power it puts in its metadata: bits 3:2 of the version byte of metadata v1.1
-/// (Google's `CalibrationConfidence`, same raw values). A receiver can weigh attenuations by it; a v1.0 sender
-/// has no such bits and reads as `.lowest`.
-public enum CalibrationConfidence: UInt8, CaseIterable, Hashable, Sendable, CustomStringConvertible {
-    /// No calibration data: a guess, or a default for every device alike.
+/// How well the transmitting device knows the TX power it puts in its metadata (Google's `CalibrationConfidence`,
+/// Apple's `ENCalibrationConfidence`, same raw values): bits 3:2 of the version byte of metadata v1.1, which a
+/// v1.0 sender lacks (it reads as `.lowest`). Exposure windows carry their sender's; the Corona-Warn-App's model
+/// counts windows of one day, transmission risk level and confidence as one encounter at least.
+public enum CalibrationConfidence: Int, CaseIterable, Hashable, Sendable, CustomStringConvertible {
+    /// No calibration data: a guess, or a default for every device alike (a badge whose radio nobody measured).
     case lowest = 0
     /// The manufacturer's figure, an average over its models: a datasheet or a controller's own report.
     case low = 1
