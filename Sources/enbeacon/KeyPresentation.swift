@@ -66,7 +66,6 @@ enum KeyPresentation {
         case .keyDataNot16Bytes: "keyDataNot16Bytes"
         case .missingRollingStart: "missingRollingStart"
         case .rollingPeriodOutOfRange: "rollingPeriodOutOfRange"
-        case .onsetOutOfRange: "onsetOutOfRange"
         case .recursiveReport: "recursiveReport"
         case .revokedOutsideRevisedKeys: "revokedOutsideRevisedKeys"
         }

@@ -41,8 +41,9 @@ enum MatchCommand {
           --now UNIX           the time to match at (embargo, 14-day window, days since exposure);
                                default: now.
           --json               one JSON document: exports, sightings, statistics, matchedKeys (each
-                               with its exposure id), exposuresV1, exposures (the records the agent
-                               stores: one per key, v1 and v2 scored), dailySummariesV2.
+                               with its exposure id and the sender's calibration confidence),
+                               exposuresV1, exposures (the records the agent stores: one per key,
+                               v1 and v2 scored), dailySummariesV2.
         Text: the exports and sightings read, matcher statistics, then
           matched keys:   KEY16HEX rsin N (ISO) period P trl T report TYPE onset D sightings N
           exposures v1:   DATE duration M min, attenuation A dB, attenuation durations a/b/c min,
@@ -274,6 +275,7 @@ extension MatchCommand {
                 k.string("id", m.id.hex)
                 k.string("file", m.file)
                 k.integer("sightings", m.hits.count)
+                k.string("calibrationConfidence", m.matchedKey.calibrationConfidence.description)
                 return k.text
             }))
             o.raw("exposuresV1", JSON.array(exposures.map { e in

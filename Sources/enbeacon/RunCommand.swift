@@ -164,6 +164,7 @@ enum RunCommand {
         do {
             var settings = Agent.Settings()
             settings.clockPolicy = request.board.clock
+            settings.advertiser.calibrationConfidence = request.board.calibrationConfidence
             settings.configuration = request.configuration
             settings.configurationFile = request.configurationFile
             agent = try Agent(loop: loop, settings: settings, log: log, dataDirectory: request.dataDirectory,

@@ -47,6 +47,18 @@ import TestSupport
         #expect(Exposure(json: "{\"id\":\"nope\"}") == nil)
     }
 
+    /// The sender's calibration confidence is kept with the exposure; a line written before it was (no member)
+    /// reads as lowest, a confidence with no name is refused like any other damaged member.
+    @Test func calibrationConfidenceRoundTripsAndOldLinesReadAsLowest() throws {
+        var exposure = Self.exposure(7)
+        exposure.calibrationConfidence = .medium
+        #expect(exposure.json.hasSuffix(",\"calibrationConfidence\":\"medium\"}"))
+        #expect(Exposure(json: exposure.json) == exposure)
+        let old = exposure.json.replacingOccurrences(of: ",\"calibrationConfidence\":\"medium\"", with: "")
+        #expect(Exposure(json: old)?.calibrationConfidence == .lowest)
+        #expect(Exposure(json: exposure.json.replacingOccurrences(of: "\"medium\"", with: "\"great\"")) == nil)
+    }
+
     @Test func isoDatesRoundTripAndImpossibleOnesAreRefused() {
         #expect(UTCDay(isoDate: "1970-01-01") == UTCDay(daysSinceEpoch: 0))
         #expect(UTCDay(isoDate: "2024-02-29")?.description == "2024-02-29")
@@ -193,7 +205,7 @@ import TestSupport
         ignoring.run(input: [UInt8](repeating: 0, count: 1_000_000), label: "ignores stdin")
         #expect(Set(runUntilReaped(command, ignoring)) == [3, 0])
         #expect(command.failed == 1)
-        #expect(lines.contains("warn notify: exposure abc: command failed with status 3"))
+        #expect(lines.contains("warn notify: exposure abc: command failed with status 3 event=notify_failed"))
     }
 
     @Test func hungCommandIsKilledAfterItsTimeLimit() {

@@ -70,6 +70,6 @@ import Testing
             .open(loop: VirtualLoop(), log: .silent)
         #expect(partial.lines.led == nil && partial.lines.button === partial.virtual?.button && partial.lines.problems.count == 1)
         #expect(lines.contains { $0.hasPrefix("indicator: LED (indicator.led = gpiochip97:0): no GPIO chip gpiochip97") &&
-                                 $0.hasSuffix("; the badge runs without its LED") })
+                                 $0.hasSuffix("; the badge runs without its LED event=indicator_failed") })
     }
 }

@@ -263,7 +263,12 @@ import Testing
         w.messageField(7) { k in
             k.bytesField(1, Array(repeating: 3, count: 16))
             k.int32Field(3, 2_650_000)
-            k.bytes += [0x30, 0x1E]  // 30 → +15: out of range
+            k.bytes += [0x30, 0x1E]  // 30 → +15: beyond the map, kept all the same
+        }
+        w.messageField(7) { k in
+            k.bytesField(1, Array(repeating: 4, count: 16))
+            k.int32Field(3, 2_650_000)
+            k.bytes += [0x30, 0xA6, 0x1F]  // 4006 → +2003: the EU gateway's "unknown onset", 3 days
         }
         let info = SignatureInfo(verificationKeyVersion: "v1", verificationKeyID: "999")
         w.messageField(6) { ExportTestFile.writeSignatureInfo(info, legacyFields: false, &$0) }
@@ -274,8 +279,8 @@ import Testing
             exportBin: bin, exportSig: ExportTestFile.exportSig([(info, signer.sign(bin))])))
         var onsets: [Int?] = []
         let skipped = try verified.forEachKey { onsets.append($0.daysSinceOnsetOfSymptoms) }
-        #expect(onsets == [-1, -14])
-        #expect(skipped[.onsetOutOfRange] == 1)
+        #expect(onsets == [-1, -14, 15, 2003])
+        #expect(skipped.total == 0)
     }
 
     @Test func invalidKeysAreSkippedAndCounted() throws {
@@ -293,10 +298,6 @@ import Testing
         periodZero.rollingPeriod = 0
         var period145 = ExportTestKey.random()
         period145.rollingPeriod = 145
-        var onset15 = ExportTestKey.random()
-        onset15.daysSinceOnset = 15
-        var onsetMinus15 = ExportTestKey.random()
-        onsetMinus15.daysSinceOnset = -15
         var recursive = ExportTestKey.random()
         recursive.reportType = 4
         var revoked = ExportTestKey.random()
@@ -306,7 +307,7 @@ import Testing
         var recursiveRevision = ExportTestKey.random()
         recursiveRevision.reportType = 4
         let file = ExportTestFile(
-            keys: [short, good, long, noStart, negativeStart, periodZero, period145, onset15, onsetMinus15, recursive, revoked],
+            keys: [short, good, long, noStart, negativeStart, periodZero, period145, recursive, revoked],
             revisedKeys: [revokedRevision, recursiveRevision])
         let (keys, lists, skipped) = try self.keys(of: file)
         #expect(keys.map(\.tek.keyData) == [Bytes16(good.keyData)!, Bytes16(revokedRevision.keyData)!])
@@ -315,11 +316,10 @@ import Testing
         #expect(skipped[.keyDataNot16Bytes] == 2)
         #expect(skipped[.missingRollingStart] == 2)
         #expect(skipped[.rollingPeriodOutOfRange] == 2)
-        #expect(skipped[.onsetOutOfRange] == 2)
         #expect(skipped[.recursiveReport] == 2)
         #expect(skipped[.revokedOutsideRevisedKeys] == 1)
-        #expect(skipped.total == 11)
-        #expect(skipped.description.hasPrefix("11 (2 key_data not 16 bytes, 2 rolling_start_interval_number"))
+        #expect(skipped.total == 9)
+        #expect(skipped.description.hasPrefix("9 (2 key_data not 16 bytes, 2 rolling_start_interval_number"))
         #expect(SkippedKeys().description == "none")
     }
 

@@ -182,7 +182,7 @@ import Testing
         k.tek.rollingPeriod = 145
         try refuses(k, .keys, "rolling_period")
         k = good
-        k.daysSinceOnsetOfSymptoms = 15
+        k.daysSinceOnsetOfSymptoms = Int(Int32.max) + 1
         try refuses(k, .keys, "days_since_onset")
         k = good
         k.reportType = .recursive

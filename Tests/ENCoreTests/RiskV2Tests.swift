@@ -111,7 +111,6 @@ struct RiskV2Tests {
         let sightings = scans(from: tenAM, count: 3)
         #expect(RiskScoringV2.windows(of: key(sightings, daysSinceOnset: -5), configuration: configuration).isEmpty)
         #expect(RiskScoringV2.windows(of: key(sightings, daysSinceOnset: 11), configuration: configuration).isEmpty)
-        #expect(RiskScoringV2.windows(of: key(sightings, daysSinceOnset: 15), configuration: configuration).isEmpty)
         #expect(RiskScoringV2.windows(of: key(sightings, daysSinceOnset: 0), configuration: configuration)
             .map(\.infectiousness) == [.high])
         #expect(RiskScoringV2.windows(of: key(sightings, daysSinceOnset: 10), configuration: configuration)
@@ -120,6 +119,29 @@ struct RiskV2Tests {
             .map(\.infectiousness) == [.standard])
         #expect(RiskScoringV2.dailySummaries(of: [key(sightings, daysSinceOnset: -5)], configuration: configuration)
             .isEmpty)
+    }
+
+    /// Google's rule (`ExposureWindowUtils.getInfectiousness`): a value beyond −14…14 — 15, or the EU gateway's
+    /// 2003 (unknown onset), 3000 (asymptomatic), 4014 (unknown status) — is scored like an absent one, with the
+    /// configured default, whatever the map says of the days near it.
+    @Test func onsetBeyondTheMapTakesTheDefaultInfectiousness() throws {
+        let sightings = scans(from: tenAM, count: 3)
+        for whenUnknown in [Infectiousness.standard, .high, .none] {
+            var map = InfectiousnessByDaysSinceOnset.default
+            map.whenUnknown = whenUnknown
+            let configuration = try ExposureConfigurationV2(
+                attenuationThresholds: [55, 63, 70], attenuationWeights: [1, 1, 1, 1],
+                reportTypeWeights: [.confirmedTest: 1, .confirmedClinicalDiagnosis: 1, .selfReport: 1, .recursive: 1],
+                standardInfectiousnessWeight: 1, highInfectiousnessWeight: 2, infectiousness: map, minimumWindowScore: 0)
+            for onset in [-15, 15, 2003, 3000, 4014, Int(Int32.min)] {
+                let windows = RiskScoringV2.windows(of: key(sightings, daysSinceOnset: onset), configuration: configuration)
+                #expect(windows.map(\.infectiousness) == (whenUnknown == .none ? [] : [whenUnknown]), "onset \(onset)")
+            }
+            // Inside the range the map still decides: day 14 is none, day 0 high, whatever the default.
+            #expect(RiskScoringV2.windows(of: key(sightings, daysSinceOnset: 14), configuration: configuration).isEmpty)
+            #expect(RiskScoringV2.windows(of: key(sightings, daysSinceOnset: 0), configuration: configuration)
+                .map(\.infectiousness) == [.high])
+        }
     }
 
     @Test func twoWindowsOnOneDayAreSummed() throws {

@@ -54,12 +54,16 @@ struct BumbleInteropTests {
                      "RPI \(rpi) is not `enbeacon derive` of exactly one stored key for ENIN \(s.startInterval)…; keys: \(keys)")
         let (key, interval) = matches[0]
 
-        // The AEM decrypts (AES-CTR: XOR with the keystream, i.e. the AEM of all-zero metadata) to
-        // version 1.0 metadata with the controller's advertising TX power (Bumble reports 0 dBm).
+        // The AEM decrypts (AES-CTR: XOR with the keystream, i.e. the AEM of all-zero metadata) to version 1.1
+        // metadata (Google's layout: bits 7:6 major 1, 5:4 minor 1, 3:2 calibration confidence) with the board
+        // file's confidence (2, medium) and the controller's advertising TX power (Bumble reports 0 dBm).
         let keystream = try derive(tek: key.tek, interval: interval, metadata: "00000000").aem
         let metadata = zip(try hexBytes(aem), try hexBytes(keystream)).map { $0 ^ $1 }
-        #expect(metadata == [0x40, 0x00, 0x00, 0x00], "decrypted metadata \(metadata.hexString)")
-        #expect(try derive(tek: key.tek, interval: interval, metadata: nil).aem == aem)
+        #expect(metadata == [0x58, 0x00, 0x00, 0x00], "decrypted metadata \(metadata.hexString)")
+        let version = try #require(metadata.first)
+        #expect(version >> 6 == 1 && version >> 4 & 0b11 == 1, "version 1.1")
+        #expect(version >> 2 & 0b11 == BumbleSession.calibrationConfidence, "the board file's calibration confidence")
+        #expect(try derive(tek: key.tek, interval: interval, metadata: "58000000").aem == aem)
     }
 
     /// `keys export --yes` is what a health authority's server would receive; phones that met the badge
@@ -247,6 +251,10 @@ struct BumbleSession: Sendable {
 
     static func interval(of unixSeconds: Double) -> UInt32 { UInt32(unixSeconds / 600) }
 
+    /// What the agent's board file declares (`radio.calibration_confidence`): medium, so that the check sees
+    /// the board file's value rather than the default's zero bits.
+    static let calibrationConfidence: UInt8 = 2
+
     func sightings() throws -> [Sighting] {
         guard let object = jsonObject(Substring(sightingsJSON)), let list = object["sightings"] as? [[String: Any]] else {
             throw SessionError("ctl sightings --json answered: \(sightingsJSON)")
@@ -317,11 +325,15 @@ struct BumbleSession: Sendable {
             return false
         }
 
-        // 3. The agent on the first controller.
+        // 3. The agent on the first controller, with a board file that declares its calibration confidence.
+        let board = folder.appendingPathComponent("interop.conf")
+        // The clock trusted as on the built-in virtual board, which the agent would run on without the file.
+        try "name = interop\nclock = trusted\nradio.calibration_confidence = \(calibrationConfidence)\n"
+            .write(to: board, atomically: true, encoding: .utf8)
         let startInterval = interval(of: Date().timeIntervalSince1970)
         let agent = try ChildProcess(
             executable: Enbeacon.binary.path,
-            arguments: ["run", "--transport", "tcp:127.0.0.1:\(ports[0])", "--data", dataDir.path,
+            arguments: ["run", "--board", board.path, "--transport", "tcp:127.0.0.1:\(ports[0])", "--data", dataDir.path,
                         "--seconds", String(lifetime), "--log", "debug", "--btsnoop", btsnoopPath],
             name: "enbeacon")
         defer { agent.stop() }

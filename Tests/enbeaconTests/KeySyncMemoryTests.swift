@@ -239,6 +239,26 @@ struct AgentSyncWorld {
     func publishIndex(_ lines: [String]) throws {
         try publish(Array(lines.map { $0 + "\n" }.joined().utf8), at: "index.txt")
     }
+
+    /// The published files served by `python3 -m http.server` to an agent that syncs them once (`sync now`,
+    /// which must succeed); the caller stops both. The sync's report comes with them.
+    func servedAndSynced(_ dir: TestDirectory) throws -> (server: PythonHTTPServer, agent: SyncingAgent, report: [String: Any]) {
+        let server = try PythonHTTPServer(root: root)
+        do {
+            let agent = try SyncingAgent(dir, index: "http://127.0.0.1:\(server.port)/index.txt", world: self)
+            do {
+                let report = try #require(try agent.syncNowWatchingStatus().report)
+                #expect(report["outcome"] as? String == "succeeded", "\(report)")
+                return (server, agent, report)
+            } catch {
+                agent.stop()
+                throw error
+            }
+        } catch {
+            server.stop()
+            throw error
+        }
+    }
 }
 
 /// `python3 -m http.server` on 127.0.0.1, a real and independent HTTP server.

@@ -57,12 +57,11 @@ import Testing
         try world.publishIndex(["1.zip", "2.zip"])
 
         // The agent, from a key server.
-        let server = try PythonHTTPServer(root: world.root)
-        defer { server.stop() }
-        let agent = try SyncingAgent(dir, index: "http://127.0.0.1:\(server.port)/index.txt", world: world)
-        defer { agent.stop() }
-        let report = try #require(try agent.syncNowWatchingStatus().report)
-        #expect(report["outcome"] as? String == "succeeded", "\(report)")
+        let (server, agent, report) = try world.servedAndSynced(dir)
+        defer {
+            agent.stop()
+            server.stop()
+        }
         #expect(report["matchedKeys"] as? Int == 4 && report["revokedKeys"] as? Int == 1, "\(report)")
         let now = try #require(report["startedAt"] as? Int)
         let exposuresFile = try String(contentsOfFile: world.data + "/exposures", encoding: .utf8)

@@ -35,11 +35,8 @@ import Testing
             export = try WrittenExport(keys: keys, compression: compression)
             let schedule = try KeySchedule()
             func line(_ key: DiagnosisKey, interval offset: UInt32, at time: Int64, txPower: Int8, rssi: Int, gap: Int) -> String {
-                let n = ENIntervalNumber(rsin + offset)
-                let rpi = schedule.rpi(rpik: schedule.rpik(key.tek.keyData), interval: n)
-                let aem = schedule.aem(aemk: schedule.aemk(key.tek.keyData), rpi: rpi, Metadata(txPower: txPower).plaintext)
-                return "{\"rpi\":\"\(rpi.hex)\",\"aem\":\"\(aem.hex)\",\"rssi\":\(rssi),\"time\":\(time),"
-                    + "\"secondsSincePreviousScan\":\(gap),\"address\":\"ignored\"}"
+                MatchCommandTests.sightingLine(key, interval: offset, at: time, txPower: txPower, rssi: rssi, gap: gap,
+                                               schedule: schedule)
             }
             let t0 = Int64(rsin + 60) * 600 + 30
             var lines = [
@@ -65,6 +62,16 @@ import Testing
         }
     }
 
+    /// One line of a sightings file: `key`'s RPI for interval `rsin + offset` heard at `time`.
+    static func sightingLine(_ key: DiagnosisKey, interval offset: UInt32, at time: Int64, txPower: Int8, rssi: Int, gap: Int,
+                             schedule: KeySchedule) -> String {
+        let n = ENIntervalNumber(rsin + offset)
+        let rpi = schedule.rpi(rpik: schedule.rpik(key.tek.keyData), interval: n)
+        let aem = schedule.aem(aemk: schedule.aemk(key.tek.keyData), rpi: rpi, Metadata(txPower: txPower).plaintext)
+        return "{\"rpi\":\"\(rpi.hex)\",\"aem\":\"\(aem.hex)\",\"rssi\":\(rssi),\"time\":\(time),"
+            + "\"secondsSincePreviousScan\":\(gap),\"address\":\"ignored\"}"
+    }
+
     static func run(_ extra: [String] = [], _ files: (zip: String, key: String, sightings: String)) throws -> Enbeacon.Result {
         try Enbeacon.run(["match", "--export", files.zip, "--key", files.key, "--sightings", files.sightings,
                           "--now", String(now)] + extra)
@@ -83,6 +90,7 @@ import Testing
         #expect(matched.map { $0["sightings"] as? Int } == [3, 1])
         #expect(matched.map { $0["reportType"] as? String } == ["confirmedTest", "selfReport"])
         #expect(matched[1]["daysSinceOnsetOfSymptoms"] as? Int == 0)
+        #expect(matched.map { $0["calibrationConfidence"] as? String } == ["lowest", "lowest"], "v1.0 senders")
         #expect(matched[0]["rollingStartIntervalNumber"] as? Int == Int(Self.rsin))
 
         let statistics = try #require(json["statistics"] as? [String: Any])
@@ -128,6 +136,46 @@ import Testing
         #expect(lines.contains("  2020-09-13 duration 15 min, attenuation 60 dB, attenuation durations 0/15/0 min, trl 4, risk score 420, confirmedTest"))
         #expect(lines.contains("daily summaries v2: 1"))
         #expect(lines.last == "  2020-09-13 score sum 990, maximum score 900, weighted duration 1020 s")
+    }
+
+    /// Keys with any days_since_onset_of_symptoms match (Google's rule): −14, 14, 15 and the EU gateway's 2003,
+    /// 3000 and 4014, each heard in three scans; the value is shown as the export gave it, and the four beyond
+    /// −14…14 score as an unknown onset (standard: 900 each), while −14 and 14 are days the default map calls
+    /// not infectious.
+    @Test func keysWithAnyOnsetMatchAndShowIt() throws {
+        let dir = try TestDirectory()
+        var g = SystemRandomNumberGenerator()
+        let onsets = [-14, 14, 15, 2003, 3000, 4014]
+        let keys = onsets.map {
+            DiagnosisKey(tek: TemporaryExposureKey.generate(for: ENIntervalNumber(Self.rsin), using: &g),
+                         transmissionRiskLevel: 4, reportType: .confirmedTest, daysSinceOnsetOfSymptoms: $0)
+        }
+        let export = try WrittenExport(keys: keys + WrittenExport.keys(count: 5, rollingStart: Self.rsin))
+        let schedule = try KeySchedule()
+        let t0 = Int64(Self.rsin + 60) * 600 + 30
+        let lines = keys.flatMap { key in
+            (0..<3).map { i in
+                Self.sightingLine(key, interval: 60 + UInt32(i / 2), at: t0 + Int64(i) * 300, txPower: 8, rssi: -52,
+                                  gap: 300, schedule: schedule)
+            }
+        }
+        let files = (try dir.write("export.zip", export.zip), try dir.write("key.pem", text: export.signingKey.publicKeyPEM),
+                     try dir.write("sightings.jsonl", text: lines.joined(separator: "\n") + "\n"))
+        let r = try Self.run(["--json"], files)
+        let json = try ExportCommandTests.jsonObject(r)
+        let skipped = try #require((json["exports"] as? [[String: Any]])?.first?["skipped"] as? [String: Any])
+        #expect(skipped["total"] as? Int == 0 && skipped["onsetOutOfRange"] == nil)
+        let matched = try #require(json["matchedKeys"] as? [[String: Any]])
+        #expect(matched.map { $0["keyData"] as? String } == keys.map(\.tek.keyData.hex))
+        #expect(matched.map { $0["daysSinceOnsetOfSymptoms"] as? Int } == onsets)
+        #expect(matched.map { $0["sightings"] as? Int } == Array(repeating: 3, count: 6))
+        let daily = try #require(json["dailySummariesV2"] as? [[String: Any]])
+        #expect(daily.map { $0["scoreSum"] as? Double } == [4 * 900])
+
+        let text = try Self.run([], files).stdout
+        #expect(text.contains("matched keys: 6"))
+        #expect(text.contains("\(keys[3].tek.keyData.hex.prefix(16)) rsin \(Self.rsin) (2020-09-13T00:00:00Z) period 144 trl 4 "
+                              + "report confirmedTest onset 2003 sightings 3"))
     }
 
     @Test func configurationChangesTheScores() throws {

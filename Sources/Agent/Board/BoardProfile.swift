@@ -1,3 +1,4 @@
+import ENCore
 import HCI
 
 /// A board profile (`Board/<NAME>.conf`): `key = value` lines describing the hardware the agent runs on.
@@ -13,10 +14,14 @@ public struct BoardProfile: Equatable, Sendable {
     public var console: ConsoleSpec?
     /// The LED, buzzer and button (`indicator.led`, `indicator.buzzer`, `indicator.button`); none by default.
     public var indicators = IndicatorWiring()
+    /// How well the TX power this badge broadcasts is known (`radio.calibration_confidence`, 0–3), sent in its
+    /// metadata (v1.1). Lowest unless the profile says otherwise: nobody measured it.
+    public var calibrationConfidence = CalibrationConfidence.lowest
 
     public static let virtual = BoardProfile(name: "virtual", transport: .virtual, simulatedPhones: 3, clock: .trusted,
                                              indicators: .virtual)
-    public static let knownKeys = ["name", "transport", "simulated_phones", "clock", "console"] + IndicatorWiring.keys
+    public static let knownKeys = ["name", "transport", "simulated_phones", "clock", "console", "radio.calibration_confidence"]
+        + IndicatorWiring.keys
 
     public init(name: String, transport: TransportSpec, simulatedPhones: Int = 0, clock: ClockPolicy = .ntp,
                 indicators: IndicatorWiring = IndicatorWiring()) {
@@ -49,6 +54,14 @@ public struct BoardProfile: Equatable, Sendable {
                 clock = policy
             case "console":
                 do { console = try ConsoleSpec(parsing: value) } catch { throw ConfigError(line: line, "console: \(error)") }
+            case "radio.calibration_confidence":
+                // The number, as the metadata carries it, or its name.
+                guard let confidence = Int(value).flatMap(CalibrationConfidence.init(rawValue:))
+                    ?? CalibrationConfidence(name: value) else {
+                    throw ConfigError(line: line, "radio.calibration_confidence: expected 0-3 (lowest, low, medium, high), "
+                                      + "got '\(value)'")
+                }
+                calibrationConfidence = confidence
             case _ where IndicatorWiring.keys.contains(key):
                 do { try indicators.set(key, value) } catch { throw ConfigError(line: line, "\(key): \(error)") }
             default:

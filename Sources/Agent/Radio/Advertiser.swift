@@ -15,6 +15,8 @@ public final class Advertiser {
         /// for longer, and a longer-lived address helps a tracker).
         public var rotationMin: Duration = .seconds(600)
         public var rotationMax: Duration = .seconds(1200)
+        /// Sent with the TX power in the metadata (v1.1): the board profile's `radio.calibration_confidence`.
+        public var calibrationConfidence = CalibrationConfidence.lowest
         public init() {}
     }
 
@@ -132,8 +134,10 @@ public final class Advertiser {
         }
         guard let tek else { return }
         let rpi = schedule.rpi(rpik: schedule.rpik(tek.keyData), interval: interval)
-        // TX power from the controller, so receivers compute attenuation from what this badge really sends.
-        let metadata = Metadata(txPower: radio.driver.info.advertisingTxPower ?? 0).plaintext
+        // TX power from the controller, so receivers compute attenuation from what this badge really sends, and
+        // how well the board profile says that figure is known (metadata v1.1).
+        let metadata = Metadata(txPower: radio.driver.info.advertisingTxPower ?? 0,
+                                calibrationConfidence: settings.calibrationConfidence).plaintext
         let aem = schedule.aem(aemk: schedule.aemk(tek.keyData), rpi: rpi, metadata)
         radio.broadcast(AdvertisingPayload(rpi: rpi, aem: aem), address: address(for: tek, at: interval))
         currentRPI = rpi

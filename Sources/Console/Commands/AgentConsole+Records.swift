@@ -92,13 +92,19 @@ extension AgentConsole {
                     item.integer("durationMinutes", exposure.durationMinutes)
                     item.integer("riskScore", exposure.riskScore)
                     item.integer("typicalAttenuation", exposure.typicalAttenuation)
+                    item.string("reportType", exposure.reportType.description)
+                    // As the export gave it: beyond −14…14 it is an encoded range or state, scored as unknown.
+                    item.integer("daysSinceOnsetOfSymptoms", exposure.daysSinceOnsetOfSymptoms)
+                    item.string("calibrationConfidence", exposure.calibrationConfidence.description)
                     return item.text
                 }))
                 return .json(o.text)
             }
             guard !found.isEmpty else { return .text("no exposures") }
-            return .text(found.map { "\($0.date)  \($0.durationMinutes) min, attenuation \($0.typicalAttenuation) dB, risk score \($0.riskScore)" }
-                .joined(separator: "\n"))
+            return .text(found.map {
+                "\($0.date)  \($0.durationMinutes) min, attenuation \($0.typicalAttenuation) dB, risk score \($0.riskScore), "
+                    + "\($0.reportType), onset \($0.daysSinceOnsetOfSymptoms.map(String.init) ?? "-")"
+            }.joined(separator: "\n"))
         })
     }
 

@@ -13,8 +13,6 @@ struct ExportKeyRecord {
     var reportType: Int32?
     var daysSinceOnsetOfSymptoms: Int32?
 
-    static let maxOnsetDays: Int32 = 14
-
     static func decode(_ buffer: UnsafeRawBufferPointer, range: Range<Int>) throws(WireFormatError) -> ExportKeyRecord {
         var record = ExportKeyRecord()
         var reader = ProtobufReader(buffer, range: range)
@@ -50,16 +48,14 @@ struct ExportKeyRecord {
 
     /// The key, or the first rule it breaks (SPEC §3). Absent fields take their proto2 defaults:
     /// rolling_period 144, transmission_risk_level 0, report_type 0 (unknown: risk scoring decides
-    /// what that means); a report_type this schema does not define is treated as absent.
+    /// what that means); a report_type this schema does not define is treated as absent. Any
+    /// days_since_onset_of_symptoms is kept as given (see `KeyRejection`).
     func validated(in list: ExportKeyList) -> Result<DiagnosisKey, KeyRejection> {
         guard keyDataLength == 16 else { return .failure(.keyDataNot16Bytes) }
         guard let start = rollingStartIntervalNumber, start >= 0 else { return .failure(.missingRollingStart) }
         let period = rollingPeriod ?? Int32(ENIntervalNumber.intervalsPerDay)
         guard period >= 1, period <= Int32(ENIntervalNumber.intervalsPerDay) else {
             return .failure(.rollingPeriodOutOfRange)
-        }
-        if let onset = daysSinceOnsetOfSymptoms, abs(Int64(onset)) > Int64(Self.maxOnsetDays) {
-            return .failure(.onsetOutOfRange)
         }
         let type = reportType.flatMap { ReportType(rawValue: Int($0)) } ?? .unknown
         if type == .recursive { return .failure(.recursiveReport) }

@@ -38,10 +38,14 @@ public struct Exposure: Hashable, Sendable {
     public var detectedAt: Int64
     /// Whether `notify.command` ran (or the threshold check was done) for it.
     public var notified: Bool
+    /// How well the sender knew its TX power, from its metadata (`MatchedKey.calibrationConfidence`): how far its
+    /// attenuations can be trusted.
+    public var calibrationConfidence: CalibrationConfidence
 
     public init(id: ExposureID, date: UTCDay, durationMinutes: Int, attenuationDurations: [Int], typicalAttenuation: Int,
                 riskScore: Int, transmissionRiskLevel: Int, reportType: ReportType, daysSinceOnsetOfSymptoms: Int?,
-                windows: [Window], detectedAt: Int64, notified: Bool = false) {
+                windows: [Window], detectedAt: Int64, notified: Bool = false,
+                calibrationConfidence: CalibrationConfidence = .lowest) {
         self.id = id
         self.date = date
         self.durationMinutes = durationMinutes
@@ -54,6 +58,7 @@ public struct Exposure: Hashable, Sendable {
         self.windows = windows
         self.detectedAt = detectedAt
         self.notified = notified
+        self.calibrationConfidence = calibrationConfidence
     }
 
     /// The sum of the v2 window scores.

@@ -4,9 +4,10 @@
 /// {"id":"…32 hex…","date":"2026-11-20","durationMinutes":30,"attenuationDurations":[30,0,0],
 ///  "typicalAttenuation":48,"riskScore":2048,"transmissionRiskLevel":4,"reportType":"confirmedTest",
 ///  "daysSinceOnsetOfSymptoms":1,"windowScore":1800,"windows":[{"date":"2026-11-20","score":1800,
-///  "weightedDurationSeconds":1800}],"detectedAt":1763800000,"notified":false}
+///  "weightedDurationSeconds":1800}],"detectedAt":1763800000,"notified":false,"calibrationConfidence":"medium"}
 /// ```
-/// `daysSinceOnsetOfSymptoms` is left out when the export did not give it.
+/// `daysSinceOnsetOfSymptoms` is left out when the export did not give it; a line without
+/// `calibrationConfidence` (written before it was kept) reads as lowest.
 extension Exposure {
     public var json: String {
         var object = JSONObject()
@@ -29,6 +30,7 @@ extension Exposure {
         }.joined(separator: ",") + "]")
         object.integer("detectedAt", detectedAt)
         object.bool("notified", notified)
+        object.string("calibrationConfidence", calibrationConfidence.description)
         return object.text
     }
 
@@ -56,9 +58,15 @@ extension Exposure {
             guard let days = Self.int(value) else { return nil }
             onset = days
         }
+        var confidence = CalibrationConfidence.lowest
+        if let value = m["calibrationConfidence"] {
+            guard case .string(let name) = value, let named = CalibrationConfidence(name: name) else { return nil }
+            confidence = named
+        }
         self.init(id: id, date: date, durationMinutes: duration, attenuationDurations: buckets,
                   typicalAttenuation: typical, riskScore: score, transmissionRiskLevel: level, reportType: reportType,
-                  daysSinceOnsetOfSymptoms: onset, windows: windows, detectedAt: Int64(detectedAt), notified: notified)
+                  daysSinceOnsetOfSymptoms: onset, windows: windows, detectedAt: Int64(detectedAt), notified: notified,
+                  calibrationConfidence: confidence)
     }
 
     private static func int(_ value: JSONValue?) -> Int? {

@@ -22,7 +22,7 @@ public enum ExposureScoring {
                         attenuationDurations: buckets, typicalAttenuation: Int(strongest.typicalAttenuation),
                         riskScore: strongest.riskScore, transmissionRiskLevel: strongest.transmissionRiskLevel,
                         reportType: key.reportType, daysSinceOnsetOfSymptoms: key.daysSinceOnsetOfSymptoms,
-                        windows: windows, detectedAt: detectedAt)
+                        windows: windows, detectedAt: detectedAt, calibrationConfidence: key.calibrationConfidence)
     }
 
     /// v2 daily summaries over stored exposures: per UTC day, the sums and maximum of the window scores,

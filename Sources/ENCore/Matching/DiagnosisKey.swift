@@ -3,6 +3,7 @@ public struct DiagnosisKey: Hashable, Sendable {
     public var tek: TemporaryExposureKey
     public var transmissionRiskLevel: Int
     public var reportType: ReportType
+    /// As the export gave it, whatever its value (see `KeyRejection`); nil when absent.
     public var daysSinceOnsetOfSymptoms: Int?
 
     public init(tek: TemporaryExposureKey, transmissionRiskLevel: Int = 0, reportType: ReportType = .confirmedTest,

@@ -152,7 +152,8 @@ public final class ExposureDetection {
             return MatchedSighting(time: sighting.firstSeen,
                                    attenuation: UInt8(clamping: sighting.attenuation(txPower: txPower)),
                                    minimumAttenuation: UInt8(clamping: sighting.minimumAttenuation(txPower: txPower)),
-                                   secondsSincePreviousScan: sighting.secondsSincePreviousScan)
+                                   secondsSincePreviousScan: sighting.secondsSincePreviousScan,
+                                   calibrationConfidence: hit.metadata.calibrationConfidence)
         }
         return MatchedKey(rollingStart: key.tek.rollingStart, transmissionRiskLevel: key.transmissionRiskLevel,
                           reportType: key.reportType, daysSinceOnsetOfSymptoms: key.daysSinceOnsetOfSymptoms,

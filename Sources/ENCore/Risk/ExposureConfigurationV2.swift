@@ -18,7 +18,8 @@
 ///   one of the four weighted names. Optional, default `confirmedTest`.
 /// - `infectiousnessForDaysSinceOnset`: members named by a day −14…14 with value "none", "standard" or "high";
 ///   each replaces that day of `InfectiousnessByDaysSinceOnset.default`, days left out keep it. Optional.
-/// - `infectiousnessWhenOnsetUnknown`: for keys without days since onset. Optional, default "standard".
+/// - `infectiousnessWhenOnsetUnknown`: for keys without days since onset or with a value outside −14…14 (Google's
+///   default infectiousness). Optional, default "standard".
 /// - `minimumWindowScore`: a number ≥ 0; windows scoring below it are dropped. Required.
 /// Other members are ignored.
 public struct ExposureConfigurationV2: Hashable, Sendable {

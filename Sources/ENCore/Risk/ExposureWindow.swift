@@ -8,7 +8,8 @@ public struct ExposureWindow: Hashable, Sendable {
     public var infectiousness: Infectiousness
     /// Oldest first; the last starts less than 30 minutes after the first.
     public var scanInstances: [ScanInstance]
-    /// The receiver's calibration: `.lowest` for the badge's own windows; a phone's when read from its API's JSON.
+    /// The sender's, as Google's and Apple's windows carry it: from its metadata for the badge's own windows
+    /// (`MatchedKey.calibrationConfidence`), a phone's API's when read from its JSON.
     public var calibrationConfidence: CalibrationConfidence
 
     public init(date: UTCDay, reportType: ReportType, infectiousness: Infectiousness, scanInstances: [ScanInstance],

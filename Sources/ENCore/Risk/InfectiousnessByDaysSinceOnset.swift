@@ -1,11 +1,14 @@
-/// The map from a key's days since symptom onset (−14…14) to infectiousness, with a value for keys that carry
-/// no onset. Apple's `infectiousnessForDaysSinceOnsetOfSymptoms`.
+/// The map from a key's days since symptom onset (−14…14) to infectiousness, with a value for every other key.
+/// Apple's `infectiousnessForDaysSinceOnsetOfSymptoms`; the rule for values outside the map is Google's
+/// (`ExposureWindowUtils.getInfectiousness`): such a key, like one without an onset, takes the default.
 public struct InfectiousnessByDaysSinceOnset: Hashable, Sendable {
     public static let dayRange = -14...14
 
     /// Indexed by day + 14.
     private var byDay: [Infectiousness]
-    /// For keys whose export gave no days since onset.
+    /// For keys whose export gave no days since onset, or a value outside −14…14: the EU gateway's encodings
+    /// (n·100 ± 14 for onset ranges, 2000 ± 14 unknown onset, 3000 ± 14 asymptomatic, 4000 ± 14 unknown
+    /// status) say something other than a day, so they are scored as an unknown onset, as Google scores them.
     public var whenUnknown: Infectiousness
 
     /// Every day maps to `infectiousness`.
@@ -25,19 +28,17 @@ public struct InfectiousnessByDaysSinceOnset: Hashable, Sendable {
         return map
     }()
 
-    /// Days outside −14…14 read as none: SPEC §3 calls such keys invalid, so they carry no trustworthy onset.
-    /// Setting a day outside the range is a programming error.
+    /// Days outside −14…14 read as `whenUnknown`. Setting a day outside the range is a programming error.
     public subscript(day: Int) -> Infectiousness {
-        get { Self.dayRange.contains(day) ? byDay[day - Self.dayRange.lowerBound] : .none }
+        get { Self.dayRange.contains(day) ? byDay[day - Self.dayRange.lowerBound] : whenUnknown }
         set {
             precondition(Self.dayRange.contains(day), "days since onset \(day) outside −14…14")
             byDay[day - Self.dayRange.lowerBound] = newValue
         }
     }
 
-    /// The infectiousness for a key's days since onset, nil meaning unknown.
+    /// The infectiousness for a key's days since onset as its export gave it, nil meaning not given.
     public func infectiousness(daysSinceOnset: Int?) -> Infectiousness {
-        guard let daysSinceOnset else { return whenUnknown }
-        return self[daysSinceOnset]
+        daysSinceOnset.map { self[$0] } ?? whenUnknown
     }
 }

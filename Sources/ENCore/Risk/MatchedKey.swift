@@ -6,10 +6,18 @@ public struct MatchedKey: Hashable, Sendable {
     /// outside are clamped into that range rather than dropping the key).
     public var transmissionRiskLevel: Int
     public var reportType: ReportType
-    /// Days from the owner's symptom onset to the key's day (−14…14), nil when the export did not say.
+    /// `days_since_onset_of_symptoms` as the export gave it, nil when it did not: days from the owner's symptom
+    /// onset to the key's day when within −14…14, an encoded range or state beyond (see `InfectiousnessByDaysSinceOnset`).
     public var daysSinceOnsetOfSymptoms: Int?
     /// In any order; scoring sorts by time.
     public var sightings: [MatchedSighting]
+
+    /// The sender's calibration confidence: one sender, one value, normally; should its sightings disagree, the
+    /// least trusted. Lowest without sightings.
+    public var calibrationConfidence: CalibrationConfidence {
+        guard let first = sightings.first?.calibrationConfidence else { return .lowest }
+        return sightings.reduce(first) { CalibrationConfidence.least($0, $1.calibrationConfidence) }
+    }
 
     public init(rollingStart: ENIntervalNumber, transmissionRiskLevel: Int, reportType: ReportType,
                 daysSinceOnsetOfSymptoms: Int?, sightings: [MatchedSighting]) {

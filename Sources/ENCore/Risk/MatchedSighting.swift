@@ -13,12 +13,17 @@ public struct MatchedSighting: Hashable, Sendable {
     public var minimumAttenuation: UInt8
     /// Seconds since the previous scan started, as the scanner recorded it; 0 when unknown.
     public var secondsSincePreviousScan: UInt16
+    /// How well the sender knew the TX power the attenuations rest on, from its decrypted metadata (v1.1; a
+    /// v1.0 sender is `.lowest`). The store keeps the AEM, so this is read again at every match.
+    public var calibrationConfidence: CalibrationConfidence
 
     /// `minimumAttenuation` defaults to `attenuation` for callers that have only one figure.
-    public init(time: Int64, attenuation: UInt8, minimumAttenuation: UInt8? = nil, secondsSincePreviousScan: UInt16) {
+    public init(time: Int64, attenuation: UInt8, minimumAttenuation: UInt8? = nil, secondsSincePreviousScan: UInt16,
+                calibrationConfidence: CalibrationConfidence = .lowest) {
         self.time = time
         self.attenuation = attenuation
         self.minimumAttenuation = min(minimumAttenuation ?? attenuation, attenuation)
         self.secondsSincePreviousScan = secondsSincePreviousScan
+        self.calibrationConfidence = calibrationConfidence
     }
 }

@@ -29,7 +29,7 @@ public enum RiskScoringV2 {
         }
         return groups.map {
             ExposureWindow(date: UTCDay(unixSeconds: $0[0].time), reportType: reportType,
-                           infectiousness: infectiousness, scanInstances: $0)
+                           infectiousness: infectiousness, scanInstances: $0, calibrationConfidence: key.calibrationConfidence)
         }
     }
 

@@ -167,7 +167,7 @@ func fuzzSeeds() -> [Seed] {
              + "risk.config = '' # none\nmatch.batch_keys=200#no space\nclock.max_jump_minutes =\t60\t# tab\n"),
         Seed("config-errors", text: "sync.interval_hours = 0\nunknown.key = 1\n= value\nno equals here\nrisk.threshold = \"open\n"),
         Seed("board", text: "name = pi-zero\ntransport = uart:/dev/ttyAMA0,115200,rtscts\nclock = rtc\n"
-             + "console = /dev/ttyS0,9600\nsimulated_phones = 0\n"),
+             + "console = /dev/ttyS0,9600\nsimulated_phones = 0\nradio.calibration_confidence = 2\n"),
         Seed("board-tcp", text: "transport = tcp:127.0.0.1:9000\nconsole = stdin\n"),
     ]
 }

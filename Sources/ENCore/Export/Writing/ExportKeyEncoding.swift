@@ -1,6 +1,6 @@
 /// One diagnosis key as a `TemporaryExposureKey` record of export.bin, and the rules a key must meet to be
 /// written: the writer refuses exactly what `ExportKeyRecord.validated` would make a reader skip, plus a
-/// transmission risk level outside the schema's 0…8.
+/// transmission risk level outside the schema's 0…8 and a days since onset that does not fit the field's sint32.
 ///
 /// Fields in schema order: key_data, transmission_risk_level, rolling_start_interval_number, rolling_period,
 /// then report_type unless unknown (its proto2 default, so absent reads back the same) and
@@ -18,8 +18,8 @@ enum ExportKeyEncoding {
         guard (1...ENIntervalNumber.intervalsPerDay).contains(tek.rollingPeriod) else {
             return "\(KeyRejection.rollingPeriodOutOfRange) (\(tek.rollingPeriod))"
         }
-        if let onset = key.daysSinceOnsetOfSymptoms, abs(onset) > Int(ExportKeyRecord.maxOnsetDays) {
-            return "\(KeyRejection.onsetOutOfRange) (\(onset))"
+        if let onset = key.daysSinceOnsetOfSymptoms, Int32(exactly: onset) == nil {
+            return "days_since_onset_of_symptoms \(onset) does not fit an sint32"
         }
         if key.reportType == .recursive { return KeyRejection.recursiveReport.description }
         if key.reportType == .revoked, list != .revisedKeys { return KeyRejection.revokedOutsideRevisedKeys.description }
