@@ -3,7 +3,7 @@ import Agent
 import CLinux
 import Console
 import Metrics
-import KeySync
+import Network
 import ENCore
 import Store
 import EventLoop
@@ -159,7 +159,6 @@ enum RunCommand {
         }
         let link = ControllerLink(request.transport, board: request.board, loop: loop, snoop: snoop, log: log)
         let agent: Agent
-        let keySync: KeySync
         let http: HTTPClient
         do {
             var settings = Agent.Settings()
@@ -169,14 +168,12 @@ enum RunCommand {
             agent = try Agent(loop: loop, settings: settings, log: log, dataDirectory: request.dataDirectory,
                               makeTransport: link.make)
             http = try HTTPClient(loop: loop)
-            keySync = KeySync(agent: agent, http: http)
         } catch {
             log.error("\(error)")
             return 1
         }
-        agent.attach(keyDownload: keySync)
         // One libcurl client for key downloads and key shares.
-        agent.attach(healthAuthority: http)
+        agent.attach(network: http)
         // The LED, buzzer and button: a line that cannot be had is logged and left out; the agent runs on.
         if !request.board.indicators.isEmpty {
             agent.attach(indicators: request.board.indicators.open(loop: loop, log: log).lines)

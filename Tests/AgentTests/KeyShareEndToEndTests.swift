@@ -3,7 +3,7 @@ import Agent
 import ENCore
 import Foundation
 import HCI
-import KeySync
+import Network
 import Simulation
 import Testing
 import TestSupport

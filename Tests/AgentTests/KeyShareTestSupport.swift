@@ -5,7 +5,7 @@ import EventLoop
 import Foundation
 import Glibc
 import HCI
-import KeySync
+import Network
 import Metrics
 import Simulation
 import TestSupport
