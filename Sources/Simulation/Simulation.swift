@@ -83,8 +83,9 @@ public final class Simulation {
 public final class SimulatedBadge {
     public let name: String
     public let agent: Agent
-    /// Its key download: a `file://` folder in the demo, a local server in tests.
-    public var keySync: KeySync { agent.keyDownload! }
+    /// The way in to its services, as its console has: status, keys, exposures, `sync now`. Its `quit` stops
+    /// nothing; the simulation decides when badges stop.
+    public let control: AgentControl
     public let controller: VirtualController
     /// Its SD card: `disk.isFull = true` and every write fails as on a full card.
     public let disk: SimulatedDisk
@@ -97,6 +98,7 @@ public final class SimulatedBadge {
         self.indicator = indicator
         self.name = name
         self.agent = agent
+        control = AgentControl(agent: agent, stop: {})
         self.disk = disk
         self.controller = controller
         self.dataDirectory = dataDirectory

@@ -235,7 +235,7 @@ enum RunCommand {
         agent.quiesceRadio(within: .seconds(2)) { confirmed in
             if confirmed {
                 log.info("advertising and scanning off, confirmed in \((loop.now - quiescing).nanosecondsValue / 1_000_000) ms")
-            } else if agent.driver.phase == .ready {
+            } else if control.controller().phase == .ready {
                 log.warn("the controller did not confirm advertising and scanning off within 2 s")
             }
             loop.stop()
@@ -245,10 +245,11 @@ enum RunCommand {
         session?.close()
         metrics.stop()
         server.stop()
+        let counted = control.metrics()
         agent.stop()
         snoop?.close()
-        log.info("stopped: \(agent.advertiser.rotations) rotations, \(agent.scanner.scans) scans, "
-                 + "\(agent.reportsHeard) GAEN reports, \(agent.radio.otherReports) other reports")
+        log.info("stopped: \(counted.rotations) rotations, \(counted.scans) scans, "
+                 + "\(counted.gaenReports) GAEN reports, \(control.otherReportsHeard) other reports")
         return 0
     }
 

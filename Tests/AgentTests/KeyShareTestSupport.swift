@@ -1,4 +1,4 @@
-import Agent
+@testable import Agent
 @testable import Console
 import ENCore
 import EventLoop
