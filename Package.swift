@@ -25,7 +25,7 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]),
         // Kernel interfaces missing from Glibc's module (adjtimex, signalfd, the GPIO character device); no library to link.
         .systemLibrary(name: "CLinux"),
-        // Headers only: libcurl itself is loaded with dlopen while downloading (KeySync/CurlLibrary).
+        // Headers only: libcurl itself is loaded with dlopen while a transfer runs (Network/CurlLibrary).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // The system edge: EINTR-safe calls, one error type, atomic files, serial line set-up.
@@ -38,14 +38,14 @@ let package = Package(
         .target(name: "HCI", dependencies: ["ENCore", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
         // Crash-safe ring log of sightings and the data-directory lock.
         .target(name: "Store", dependencies: ["ENCore", "CZlib", "SystemIO"], swiftSettings: sizeOptimised),
-        // The badge's services on the loop: clock, keys and advertiser, scanner and sightings, exposures, the key
-        // share (its rules and DATA/share; the network only through the HealthAuthorityTransport protocol, so no
-        // libcurl here), configuration, and the control interface the console goes through.
-        .target(name: "Agent", dependencies: ["ENCore", "EventLoop", "HCI", "Store", "SystemIO", "CLinux"],
-                swiftSettings: sizeOptimised),
-        // Diagnosis-key download, verification and matching runs, and the libcurl client (loaded only while a
-        // transfer runs) that both key download and the key share's POSTs go through (HealthAuthorityTransport).
-        .target(name: "KeySync", dependencies: ["Agent", "ENCore", "EventLoop", "Store", "SystemIO", "CCurl"],
+        // The one module that owns libcurl (loaded only while a transfer runs): the HTTP client both network
+        // services go through, and the transport protocol the key share's tests substitute. No badge logic.
+        .target(name: "Network", dependencies: ["EventLoop", "SystemIO", "CCurl"], swiftSettings: sizeOptimised),
+        // The badge's services on the loop: clock, keys and advertiser, scanner and sightings, exposures, the two
+        // network services (key download: Agent/KeyDownload; key share: Agent/KeyShare; both made by the agent
+        // from the client `attach(network:)` hands it), configuration, and the control interface the console
+        // goes through.
+        .target(name: "Agent", dependencies: ["ENCore", "EventLoop", "HCI", "Network", "Store", "SystemIO", "CLinux"],
                 swiftSettings: sizeOptimised),
         // The REPL (terminal, serial line, pipe), the unix socket for `enbeacon ctl`, and the commands.
         .target(name: "Console", dependencies: ["Agent", "ENCore", "EventLoop", "HCI", "SystemIO"],
@@ -54,9 +54,9 @@ let package = Package(
         // textfile collector. Reads the badge only through AgentControl.
         .target(name: "Metrics", dependencies: ["Agent", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
         // Badges and phones on a virtual radio: the virtual board, whole-agent simulations, the demo.
-        .target(name: "Simulation", dependencies: ["Agent", "KeySync", "ENCore", "EventLoop", "HCI", "Store", "SystemIO"],
+        .target(name: "Simulation", dependencies: ["Agent", "Network", "ENCore", "EventLoop", "HCI", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
-        .executableTarget(name: "enbeacon", dependencies: ["Agent", "KeySync", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI", "CLinux",
+        .executableTarget(name: "enbeacon", dependencies: ["Agent", "Network", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI", "CLinux",
                                                            "Store", "SystemIO"],
                           swiftSettings: sizeOptimised),
         // Appends sightings and acknowledges each flush on stdout: the process the power-cut tests kill.
@@ -70,8 +70,9 @@ let package = Package(
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "SystemIO"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Simulation", "enbeacon-store-writer"]),
-        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "Agent", "Simulation"]),
-        .testTarget(name: "KeySyncTests", dependencies: ["TestSupport", "KeySync", "Console", "Metrics", "Simulation"]),
+        .testTarget(name: "NetworkTests", dependencies: ["TestSupport", "Network", "EventLoop"]),
+        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "Agent", "Network", "Store", "Console", "Metrics",
+                                                       "Simulation"]),
         .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "Console", "Simulation", "SystemIO"]),
         .testTarget(name: "MetricsTests", dependencies: ["TestSupport", "Metrics", "Console", "Simulation"]),
         .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "Simulation", "Console"]),

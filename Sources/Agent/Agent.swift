@@ -1,6 +1,7 @@
 import ENCore
 import EventLoop
 import HCI
+import Network
 import Store
 import SystemIO
 
@@ -9,9 +10,11 @@ import SystemIO
 /// every service it concerns. The same object runs on the real `PollLoop` with hardware and on a
 /// `VirtualLoop` in whole-agent simulations.
 ///
-/// The console reaches the badge through `AgentControl` only; the key download and the health authority's
-/// network client are attached from their own module (`attach(keyDownload:)`, `attach(healthAuthority:)`), so
-/// the agent never links libcurl.
+/// Its services are internal: the console, the metrics, the demo and `RunCommand` reach the badge through
+/// `AgentControl` only, and the composition root has what it needs here (`attach`, `start`, `stop`,
+/// `quiesceRadio`). The network services — the key download and
+/// the key share — are the agent's own, made from the one client the composition root hands it
+/// (`attach(network:)`); libcurl stays in the `Network` module, loaded only while a transfer runs.
 public final class Agent {
     public struct Settings: Sendable {
         public var driver = DriverSettings()
@@ -31,30 +34,30 @@ public final class Agent {
     public let loop: any EventLoop
     public let log: Logger
     public let dataDirectory: String
-    public let clock: Clock
-    public let driver: ControllerDriver
-    public let radio: GAENRadio
-    public let schedule: KeySchedule
-    public let advertiser: Advertiser
-    public let scanner: ScanScheduler
-    public let store: SightingStore
-    public let sightings: SightingRecorder
+    let clock: Clock
+    let driver: ControllerDriver
+    let radio: GAENRadio
+    let schedule: KeySchedule
+    let advertiser: Advertiser
+    let scanner: ScanScheduler
+    let store: SightingStore
+    let sightings: SightingRecorder
     /// Writes sightings every flush interval and deletes what is older than 14 days, as the clock permits.
     let housekeeping: Housekeeping
     /// Exposures found so far (`DATA/exposures`).
-    public let exposures: ExposureLog
+    let exposures: ExposureLog
     /// Logs and runs `notify.command` for exposures at or above `risk.threshold`.
-    public let notifier: ExposureNotifier
+    let notifier: ExposureNotifier
     /// The LED, buzzer and button: patterns for the badge's state, the exposure signal, find and test.
     /// Inert until lines are attached (`attach(indicators:)`).
-    public private(set) lazy var indicator = IndicatorService(
+    private(set) lazy var indicator = IndicatorService(
         loop: loop, log: log, inputs: { [unowned self] in indicatorInputs },
         acknowledge: { [unowned self] in acknowledgeExposureSignal() })
     /// Downloads diagnosis keys and matches them; nil until attached (a badge without a key download).
-    public private(set) var keyDownload: (any KeyDownloading)?
+    private(set) var keyDownload: KeySync?
     /// Shares the wearer's keys through the health authority (`keys share`); nil until a network client is
     /// attached.
-    public private(set) var keyShare: KeyShare?
+    private(set) var keyShare: KeyShare?
     /// The configuration in force (`config list`, `config get`).
     public private(set) var configuration: Configuration
     /// The key-download settings resolved from `configuration` (server, public key, risk configuration).
@@ -141,13 +144,17 @@ public final class Agent {
         }
     }
 
-    /// Attaches the key download (before `start`); it starts with the agent once the clock is trusted.
-    public func attach(keyDownload: any KeyDownloading) {
-        self.keyDownload = keyDownload
+    /// Makes the network services (before `start`) on `http`, the one libcurl client: the key download, which
+    /// starts with the agent once the clock is trusted, and the key share.
+    public func attach(network http: HTTPClient) {
+        keyDownload = KeySync(loop: loop, http: http, settings: keySyncSettings, clock: clock, store: store,
+                              exposures: exposures, notifier: notifier, schedule: schedule,
+                              dataDirectory: dataDirectory, generator: randomness.generator(for: "keysync"), log: log)
+        attach(healthAuthority: http)
     }
 
-    /// Attaches the network client the key share reaches the health authority through (before `start`); the
-    /// share resumes what `DATA/share` holds when the agent starts.
+    /// Makes the key share on `transport` (before `start`): `attach(network:)` passes its client, a test a
+    /// server that answers as it is told. The share resumes what `DATA/share` holds when the agent starts.
     public func attach(healthAuthority transport: any HealthAuthorityTransport) {
         keyShare = KeyShare(loop: loop, clock: clock, ownKeys: { [advertiser] in advertiser.keys }, transport: transport,
                             settings: KeyShareSettings(configuration: configuration), notifier: notifier,

@@ -95,7 +95,7 @@ public struct CareHomeDemo {
                     pending[badge.name] = (time, (pending[badge.name]?.heard ?? []) + [entry])
                 }
             }
-            badge.agent.sightings.onSightings = { found in
+            badge.control.watchSightingsRecorded { found in
                 sightings += found.count
                 if let p = pending.removeValue(forKey: badge.name) {
                     print("  \(clockText(p.time))  \(badge.name)'s badge hears " + p.heard.joined(separator: ", "))
@@ -127,8 +127,8 @@ public struct CareHomeDemo {
                       + (day == 1 && step.hour == 13 ? "; a visitor comes to see \(names[0])" : ""))
             }
             sim.loop.run(until: sim.loop.now + .seconds(start + Int64(day + 1) * 86_400 - sim.unixSeconds))
-            let rotations = badges.map(\.agent.advertiser.rotations).reduce(0, +)
-            let scans = badges.map(\.agent.scanner.scans).reduce(0, +)
+            let rotations = badges.map { $0.control.metrics().rotations }.reduce(0, +)
+            let scans = badges.map { $0.control.metrics().scans }.reduce(0, +)
             print("  day \(day + 1) done: \(rotations - dayStart.rotations) RPI rotations, \(scans - dayStart.scans) scans, "
                   + "\(sightings - dayStart.sightings) sightings recorded across the badges")
             dayStart = (rotations, scans, sightings)
@@ -140,8 +140,8 @@ public struct CareHomeDemo {
         summary.exposedBadges = outcome.exposed
         summary.exposuresCorrect = outcome.correct
 
-        summary.rotations = badges.map(\.agent.advertiser.rotations).reduce(0, +)
-        summary.scans = badges.map(\.agent.scanner.scans).reduce(0, +)
+        summary.rotations = badges.map { $0.control.metrics().rotations }.reduce(0, +)
+        summary.scans = badges.map { $0.control.metrics().scans }.reduce(0, +)
         summary.sightings = sightings
         summary.violations = badges.map(\.controller.violations.count).reduce(0, +)
         for badge in badges {
@@ -171,7 +171,7 @@ public struct CareHomeDemo {
         print("")
         print("Day \(days + 1) — \(UTCDateTime(unixSeconds: testDay).date)")
         let positive = badges[0]
-        let keys = positive.agent.advertiser.keys.map {
+        let keys = positive.control.ownKeys.map {
             DiagnosisKey(tek: $0, transmissionRiskLevel: 4, reportType: .confirmedTest)
         }
         let fileName = "\(start)-\(sim.unixSeconds)-00001.zip"
@@ -182,11 +182,11 @@ public struct CareHomeDemo {
         try AtomicFile.write(Array((fileName + "\n").utf8), to: serverFolder + "/index.txt")
         print("  09:00:00  \(names[0]) tests positive; with her consent her badge's \(keys.count) daily keys are uploaded")
         print("  09:00:00  the health authority publishes them in a signed export on its key server")
-        for badge in badges.dropFirst() { _ = badge.keySync.syncNow(finished: nil) }
+        for badge in badges.dropFirst() { _ = badge.control.syncNow { _ in } }
         sim.loop.run(until: sim.loop.now + .seconds(600))
         var correct = true
         for badge in badges.dropFirst() {
-            let found = badge.agent.exposures.exposures
+            let found = badge.control.exposures
             let expected = metFirst.contains(badge.name)
             correct = correct && (found.isEmpty != expected)
             if let worst = found.max(by: { $0.riskScore < $1.riskScore }) {
@@ -199,16 +199,16 @@ public struct CareHomeDemo {
             }
         }
         // A carer sees the blinking, reads the exposure on the console, and presses the button once.
-        if let exposed = badges.dropFirst().first(where: { !$0.agent.exposures.exposures.isEmpty }),
+        if let exposed = badges.dropFirst().first(where: { !$0.control.exposures.isEmpty }),
            let button = exposed.indicator?.button {
             button.press()
             sim.loop.run(until: sim.loop.now + .milliseconds(300))
             button.letGo()
             sim.loop.run(until: sim.loop.now + .seconds(10))
             print("  \(clockText(sim.unixSeconds))  a carer presses \(exposed.name)'s button: \(indicatorText(exposed)); "
-                  + "the exposure stays recorded (\(exposed.agent.exposures.exposures.count) record(s), exposures on the console)")
+                  + "the exposure stays recorded (\(exposed.control.exposures.count) record(s), exposures on the console)")
         }
-        return (badges.dropFirst().filter { !$0.agent.exposures.exposures.isEmpty }.count, correct)
+        return (badges.dropFirst().filter { !$0.control.exposures.isEmpty }.count, correct)
 
     }
 
@@ -233,7 +233,7 @@ public struct CareHomeDemo {
 
     /// What a badge's LED and buzzer are showing, in words.
     static func indicatorText(_ badge: SimulatedBadge) -> String {
-        "\(badge.agent.indicator.state)"
+        "\(badge.control.indicator.state)"
     }
 
     static func bedroom(_ i: Int) -> RadioPosition { RadioPosition(x: Double(i) * 400, y: 400) }

@@ -1,6 +1,6 @@
 import Agent
 import ENCore
-import KeySync
+import Network
 import Store
 import SystemIO
 import EventLoop
@@ -46,13 +46,10 @@ public final class Simulation {
                                   guard let snoop else { return transport }
                                   return SnoopingTransport(transport, file: snoop, loop: loop, log: log)
                               })
-        let http = try HTTPClient(loop: loop)
-        let keySync = KeySync(agent: agent, http: http, randomness: .seeded(seed &+ index &* 7919))
-        agent.attach(keyDownload: keySync)
-        agent.attach(healthAuthority: http)
+        agent.attach(network: try HTTPClient(loop: loop))
         let virtualIndicator = indicator ? VirtualIndicator(loop: loop) : nil
         if let virtualIndicator { agent.attach(indicators: virtualIndicator.lines) }
-        let badge = SimulatedBadge(name: name, agent: agent, keySync: keySync, controller: controller, disk: disk,
+        let badge = SimulatedBadge(name: name, agent: agent, controller: controller, disk: disk,
                                    dataDirectory: directory, indicator: virtualIndicator)
         badges.append(badge)
         agent.start()
@@ -86,8 +83,9 @@ public final class Simulation {
 public final class SimulatedBadge {
     public let name: String
     public let agent: Agent
-    /// Its key download: a `file://` folder in the demo, a local server in tests.
-    public let keySync: KeySync
+    /// The way in to its services, as its console has: status, keys, exposures, `sync now`. Its `quit` stops
+    /// nothing; the simulation decides when badges stop.
+    public let control: AgentControl
     public let controller: VirtualController
     /// Its SD card: `disk.isFull = true` and every write fails as on a full card.
     public let disk: SimulatedDisk
@@ -95,12 +93,12 @@ public final class SimulatedBadge {
     /// Its LED, buzzer and button, when it has them.
     public let indicator: VirtualIndicator?
 
-    init(name: String, agent: Agent, keySync: KeySync, controller: VirtualController, disk: SimulatedDisk,
+    init(name: String, agent: Agent, controller: VirtualController, disk: SimulatedDisk,
          dataDirectory: String, indicator: VirtualIndicator?) {
         self.indicator = indicator
         self.name = name
         self.agent = agent
-        self.keySync = keySync
+        control = AgentControl(agent: agent, stop: {})
         self.disk = disk
         self.controller = controller
         self.dataDirectory = dataDirectory

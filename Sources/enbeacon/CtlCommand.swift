@@ -1,5 +1,6 @@
 import Agent
 import Console
+import Network
 import SystemIO
 #if canImport(Glibc)
 import Glibc

@@ -3,7 +3,7 @@ import Agent
 import CLinux
 import Console
 import Metrics
-import KeySync
+import Network
 import ENCore
 import Store
 import EventLoop
@@ -159,7 +159,6 @@ enum RunCommand {
         }
         let link = ControllerLink(request.transport, board: request.board, loop: loop, snoop: snoop, log: log)
         let agent: Agent
-        let keySync: KeySync
         let http: HTTPClient
         do {
             var settings = Agent.Settings()
@@ -170,14 +169,12 @@ enum RunCommand {
             agent = try Agent(loop: loop, settings: settings, log: log, dataDirectory: request.dataDirectory,
                               makeTransport: link.make)
             http = try HTTPClient(loop: loop)
-            keySync = KeySync(agent: agent, http: http)
         } catch {
             log.error("\(error)")
             return 1
         }
-        agent.attach(keyDownload: keySync)
         // One libcurl client for key downloads and key shares.
-        agent.attach(healthAuthority: http)
+        agent.attach(network: http)
         // The LED, buzzer and button: a line that cannot be had is logged and left out; the agent runs on.
         if !request.board.indicators.isEmpty {
             agent.attach(indicators: request.board.indicators.open(loop: loop, log: log).lines)
@@ -239,7 +236,7 @@ enum RunCommand {
         agent.quiesceRadio(within: .seconds(2)) { confirmed in
             if confirmed {
                 log.info("advertising and scanning off, confirmed in \((loop.now - quiescing).nanosecondsValue / 1_000_000) ms")
-            } else if agent.driver.phase == .ready {
+            } else if control.controller().phase == .ready {
                 log.warn("the controller did not confirm advertising and scanning off within 2 s")
             }
             loop.stop()
@@ -249,10 +246,11 @@ enum RunCommand {
         session?.close()
         metrics.stop()
         server.stop()
+        let counted = control.metrics()
         agent.stop()
         snoop?.close()
-        log.info("stopped: \(agent.advertiser.rotations) rotations, \(agent.scanner.scans) scans, "
-                 + "\(agent.reportsHeard) GAEN reports, \(agent.radio.otherReports) other reports")
+        log.info("stopped: \(counted.rotations) rotations, \(counted.scans) scans, "
+                 + "\(counted.gaenReports) GAEN reports, \(control.otherReportsHeard) other reports")
         return 0
     }
 

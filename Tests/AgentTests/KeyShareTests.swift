@@ -2,6 +2,7 @@
 import ENCore
 import EventLoop
 import Foundation
+import Network
 import SystemIO
 import Testing
 import TestSupport

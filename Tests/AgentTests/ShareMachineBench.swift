@@ -1,5 +1,6 @@
 @testable import Agent
 import ENCore
+import Network
 
 /// `ShareMachine` with a driver that does nothing but write down: no loop, transport, file or clock. It performs
 /// each action into lists, answers `readKeys` with `keys`, runs the timers in virtual seconds, and answers the

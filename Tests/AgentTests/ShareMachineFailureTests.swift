@@ -3,7 +3,7 @@ import ENCore
 import Testing
 
 /// What goes wrong in a key share, and what staff are told, on `ShareMachine` alone. Each test names the test
-/// against the Python test health authority (KeySyncTests/KeyShareEndToEndTests) whose rule it pins down here.
+/// against the Python test health authority (AgentTests/KeyShareEndToEndTests) whose rule it pins down here.
 @Suite struct ShareMachineFailureTests {
     typealias Bench = ShareMachineBench
     static let consent = Bench.consent

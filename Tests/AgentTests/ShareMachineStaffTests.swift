@@ -3,7 +3,7 @@ import ENCore
 import Testing
 
 /// Restarts, `keys share cancel`, `wipe`, stopping, and chaff, on `ShareMachine` alone. Each test names the test
-/// against the Python test health authority (KeySyncTests/KeyShareEndToEndTests) whose rule it pins down here.
+/// against the Python test health authority (AgentTests/KeyShareEndToEndTests) whose rule it pins down here.
 @Suite struct ShareMachineStaffTests {
     typealias Bench = ShareMachineBench
     static let consent = Bench.consent

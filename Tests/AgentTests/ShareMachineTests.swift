@@ -3,7 +3,7 @@ import ENCore
 import Testing
 
 /// The key share's flow on `ShareMachine` alone: no process, socket, file or loop. Each test names the test
-/// against the Python test health authority (KeySyncTests/KeyShareEndToEndTests) whose rule it pins down here.
+/// against the Python test health authority (AgentTests/KeyShareEndToEndTests) whose rule it pins down here.
 @Suite struct ShareMachineTests {
     typealias Bench = ShareMachineBench
     /// 2021-06-02T00:00:00Z: the day of consent ends.

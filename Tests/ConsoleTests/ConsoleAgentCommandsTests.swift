@@ -6,7 +6,7 @@ import HCI
 import Testing
 import Simulation
 import TestSupport
-import Agent
+@testable import Agent
 
 /// `time set` and reloading the config file, on a whole agent in virtual time.
 @Suite struct ConsoleAgentCommandsTests {

@@ -8,7 +8,7 @@ import TestSupport
 
 /// `keys share`, `keys share status`, `keys share cancel` in the command table, and the share.* keys: three-word
 /// commands, help and completion, what a badge without the health authority's settings says, and the API key
-/// never shown or logged. (The flow against real servers: KeySyncTests/KeyShareEndToEndTests.)
+/// never shown or logged. (The flow against real servers: AgentTests/KeyShareEndToEndTests.)
 @Suite struct KeyShareConsoleTests {
     final class Badge {
         final class Lines { var all: [String] = [] }

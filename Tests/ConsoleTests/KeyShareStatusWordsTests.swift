@@ -4,7 +4,7 @@ import ENCore
 import Testing
 
 /// How `keys share status`, `status` and `--json` put a share, from its status alone: no agent, process, socket
-/// or file. Pins down the console checks of KeySyncTests/KeyShareEndToEndTests, which reach them through the
+/// or file. Pins down the console checks of AgentTests/KeyShareEndToEndTests, which reach them through the
 /// Python test health authority.
 @Suite struct KeyShareStatusWordsTests {
     /// 2021-06-02T02:10:00Z.

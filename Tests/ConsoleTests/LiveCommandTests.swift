@@ -6,7 +6,7 @@ import Testing
 @testable import Console
 import Simulation
 import TestSupport
-import Agent
+@testable import Agent
 
 /// `live`: received beacons as they arrive, with proximity words, until the channel ends the stream.
 @Suite struct LiveCommandTests {

@@ -1,4 +1,4 @@
-import Agent
+@testable import Agent
 @testable import Console
 import ENCore
 import EventLoop
@@ -87,7 +87,7 @@ import TestSupport
             keys: [DiagnosisKey(tek: tek, transmissionRiskLevel: 4)]), to: folder + "/one.zip")
         try AtomicFile.write(Array("one.zip\n".utf8), to: folder + "/index.txt")
         var report: SyncReport?
-        _ = badge.keySync.syncNow { report = $0 }
+        _ = badge.control.syncNow { report = $0 }
         for _ in 0..<600 where report == nil { sim.run(for: .milliseconds(100)) }
         #expect(report?.newExposures == 1, "\(String(describing: report))")
         #expect(badge.agent.indicator.state == .exposureFound)

@@ -153,6 +153,13 @@ public final class AgentControl {
 
     public func stopWatching(_ token: Int) { agent.stopWatching(token) }
 
+    /// Calls `watch` with every batch of sightings the recorder keeps (the demo's narration), in place of the
+    /// one before.
+    public func watchSightingsRecorded(_ watch: @escaping ([Sighting]) -> Void) { agent.sightings.onSightings = watch }
+
+    /// Advertising reports heard that were not GAEN's (the stop summary).
+    public var otherReportsHeard: Int { agent.radio.otherReports }
+
     // MARK: Keys and records
 
     /// Own temporary exposure keys of the last 14 days, oldest first.

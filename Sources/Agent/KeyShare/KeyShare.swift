@@ -1,5 +1,6 @@
 import ENCore
 import EventLoop
+import Network
 import SystemIO
 
 /// Shares a positive wearer's keys through the health authority (PUBLISH.md): the code staff type is checked

@@ -1,5 +1,6 @@
 import ENCore
 import EventLoop
+import Network
 
 /// What `ShareMachine` asks its driver (`KeyShare`) to do, in the order given. The driver answers some with an
 /// event when their outcome comes: a request's answer, a timer, the badge's keys.

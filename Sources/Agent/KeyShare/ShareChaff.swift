@@ -1,4 +1,5 @@
 import ENCore
+import Network
 
 /// Chaff: exchanges shaped like a real share's (a code check, or a certificate request followed at once by a
 /// publish), marked `X-Chaff: 1`, at random times, `share.chaff_per_day` a day on average, so that an observer

@@ -1,5 +1,6 @@
 import ENCore
 import EventLoop
+import Network
 
 /// The rules of sharing a positive wearer's keys (PUBLISH.md), with no I/O: a value that takes events (staff
 /// typed a code, a request was answered, a timer fired, the clock or the settings changed) and answers with the
@@ -14,7 +15,7 @@ import EventLoop
 /// 5xx are retried with backoff for as long as the token (or, once used, the certificate) lives; a share that runs
 /// out of time is reported, never dropped silently.
 ///
-/// Modelled, like `SyncMachine` in KeySync, on swift-nio's `ProtocolNegotiationHandlerStateMachine`. Generic over
+/// Modelled, like `SyncMachine` in KeyDownload, on swift-nio's `ProtocolNegotiationHandlerStateMachine`. Generic over
 /// its random numbers (secrets, padding, timing), which it owns: a test gives it a seeded generator. Actions that
 /// need the badge's keys ask for them (`readKeys`) and the driver answers at once, so what follows is decided with
 /// them known. An answer the machine no longer waits for (a late one after `cancel`) is ignored.

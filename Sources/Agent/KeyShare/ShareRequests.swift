@@ -1,4 +1,5 @@
 import ENCore
+import Network
 
 /// The bodies of a share's three calls, built from what the share holds and padded to their sizes: which keys go
 /// out, under which secret, with what. Pure; `ShareMachine` decides when each is sent.

@@ -3,7 +3,8 @@ import ENCore
 import EventLoop
 import Foundation
 import Testing
-import KeySync
+import TestSupport
+import Network
 
 /// Issue 12, findings 1 and 5, against Tools/keyserver/keyserver.py on 127.0.0.1: each input that used to
 /// wedge the key sync (retried for ever, the cursor never moving) is now skipped or bounded, said once in the

@@ -1,6 +1,6 @@
-import Agent
 import ENCore
 import EventLoop
+import Network
 
 /// The rules of one key download run, with no I/O: a value that takes events (the listing arrived, a download
 /// failed, a file verified, a batch matched…) and answers with the actions to perform, in order. `SyncRun`

@@ -1,6 +1,6 @@
-@testable import KeySync
-import Agent
+@testable import Agent
 import ENCore
+import Network
 import Testing
 
 /// The rules of a key download run, on `SyncMachine` alone: no process, socket, file or loop. Each test

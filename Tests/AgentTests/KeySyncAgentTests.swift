@@ -1,11 +1,11 @@
-import Agent
+@testable import Agent
 import ENCore
 import EventLoop
 import Foundation
 import HCI
 import Testing
 import Simulation
-import KeySync
+import Network
 
 /// Key sync wired into the whole agent: configured from a config file, started with a trusted clock,
 /// reconfigured by `setConfiguration`, stopped with the agent.
@@ -31,8 +31,8 @@ import KeySync
         let board = VirtualBoard(loop: world.loop, phones: 0, log: .silent)
         let agent = try Agent(loop: world.loop, settings: settings, log: log, dataDirectory: dataDirectory,
                               makeTransport: { board.makeAgentTransport() })
-        let keySync = KeySync(agent: agent, http: try HTTPClient(loop: world.loop))
-        agent.attach(keyDownload: keySync)
+        agent.attach(network: try HTTPClient(loop: world.loop))
+        let keySync = try #require(agent.keyDownload)
         sightings(of: tek, from: world.keyDay.unixSeconds + 9 * 3600, minutes: 30, schedule: world.schedule)
             .forEach(agent.store.append)
         agent.start()

@@ -1,11 +1,11 @@
-import Agent
+@testable import Agent
 @testable import Console
 import ENCore
 import EventLoop
 import Foundation
 import Glibc
 import HCI
-import KeySync
+import Network
 import Metrics
 import Simulation
 import TestSupport

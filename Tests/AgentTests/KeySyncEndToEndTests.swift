@@ -3,7 +3,8 @@ import ENCore
 import EventLoop
 import Foundation
 import Testing
-import KeySync
+import TestSupport
+import Network
 
 /// Key sync against real servers on 127.0.0.1: Tools/keyserver/keyserver.py (HTTP, faults on demand),
 /// `openssl s_server -WWW` (HTTPS with a throw-away CA), and file:// folders. Sightings are derived in the

@@ -1,4 +1,3 @@
-import Agent
 
 /// The key share's requests go through the same client as key downloads: one libcurl, loaded only while
 /// either is under way.

@@ -1,6 +1,6 @@
-@testable import KeySync
-import Agent
+@testable import Agent
 import ENCore
+import Network
 import EventLoop
 
 /// A key server, a disk and an exposure log for `SyncMachine`, all in memory: it answers every action the

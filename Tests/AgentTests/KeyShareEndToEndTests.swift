@@ -1,9 +1,9 @@
-import Agent
+@testable import Agent
 @testable import Console
 import ENCore
 import Foundation
 import HCI
-import KeySync
+import Network
 import Simulation
 import Testing
 import TestSupport
@@ -83,8 +83,8 @@ struct KeyShareEndToEndTests {
 
         // B's next key sync downloads the export the key server made and finds A; C finds nothing.
         #expect(world.run(until: {
-            [b, c].allSatisfy { $0.keySync.status.cursor.hasPrefix("after exposureKeyExport-US/") }
-        }, within: .seconds(3 * 3600)), "B and C synced after the publish: \(b.keySync.status) \(c.keySync.status)")
+            [b, c].allSatisfy { $0.control.keySync?.cursor.hasPrefix("after exposureKeyExport-US/") == true }
+        }, within: .seconds(3 * 3600)), "B and C synced after the publish: \(String(describing: b.control.keySync)) \(String(describing: c.control.keySync))")
         let exposures = b.agent.exposures.exposures
         #expect(exposures.count == 1, "B records exactly one exposure: \(exposures)")
         let meetingKey = try #require(complete.first { UTCDay($0.rollingStart).description == "2021-06-01" })

@@ -1,6 +1,6 @@
-import Agent
 import ENCore
 import EventLoop
+import Network
 import Store
 import SystemIO
 #if canImport(Glibc)

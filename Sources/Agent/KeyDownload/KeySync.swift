@@ -1,6 +1,6 @@
-import Agent
 import ENCore
 import EventLoop
+import Network
 import Store
 
 /// Downloads diagnosis keys periodically (every `sync.interval_hours`, plus a few minutes of jitter) and on
@@ -10,7 +10,7 @@ import Store
 /// date for the embargo and the 14-day window. Without a configured key server it logs that once and stays
 /// idle. Everything happens on the loop; downloads go through `HTTPClient` into temporary files in the data
 /// directory, verification and matching through slices.
-public final class KeySync: KeyDownloading {
+public final class KeySync {
     public private(set) var settings: KeySyncSettings
     public private(set) var status = KeySyncStatus()
     /// Called after every run that was not cancelled, with its report.
@@ -41,14 +41,6 @@ public final class KeySync: KeyDownloading {
         if stale > 0 { log.info("key sync: removed \(stale) download(s) left by an earlier run") }
         loadCursor()
         refreshStatus()
-    }
-
-    /// The key download of `agent`, with its settings, store, exposures and notifier; attach it with
-    /// `agent.attach(keyDownload:)`.
-    public convenience init(agent: Agent, http: HTTPClient, randomness: Randomness = .system) {
-        self.init(loop: agent.loop, http: http, settings: agent.keySyncSettings, clock: agent.clock, store: agent.store,
-                  exposures: agent.exposures, notifier: agent.notifier, schedule: agent.schedule,
-                  dataDirectory: agent.dataDirectory, generator: randomness.generator(for: "keysync"), log: agent.log)
     }
 
     /// Starts periodic syncing; the first run waits `startDelay`, or until `interval` after the last

@@ -1,9 +1,9 @@
-import Agent
+@testable import Agent
 @testable import Console
 import ENCore
 import EventLoop
 import Foundation
-import KeySync
+import Network
 import Simulation
 import Testing
 import TestSupport
@@ -32,7 +32,7 @@ import TestSupport
         let board = VirtualBoard(loop: world.loop, phones: 0, log: .silent)
         let agent = try Agent(loop: world.loop, settings: settings, log: .silent, dataDirectory: world.folder.path + "/agent",
                               makeTransport: { board.makeAgentTransport() })
-        agent.attach(keyDownload: KeySync(agent: agent, http: try HTTPClient(loop: world.loop)))
+        agent.attach(network: try HTTPClient(loop: world.loop))
         sightings(of: tek, from: world.keyDay.unixSeconds + 9 * 3600, minutes: 30, schedule: world.schedule)
             .forEach(agent.store.append)
         agent.start()
@@ -89,7 +89,7 @@ import TestSupport
         let board = VirtualBoard(loop: world.loop, phones: 0, log: .silent)
         let agent = try Agent(loop: world.loop, settings: settings, log: .silent, dataDirectory: world.folder.path + "/agent",
                               makeTransport: { board.makeAgentTransport() })
-        agent.attach(keyDownload: KeySync(agent: agent, http: try HTTPClient(loop: world.loop)))
+        agent.attach(network: try HTTPClient(loop: world.loop))
         agent.start()
         let table = AgentConsole.commandTable(for: AgentControl(agent: agent, stop: {}))
         func text(_ command: String) -> String {

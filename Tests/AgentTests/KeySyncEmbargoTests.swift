@@ -2,7 +2,7 @@ import Agent
 import ENCore
 import Foundation
 import Testing
-import KeySync
+import Network
 import TestSupport
 
 /// A key read while still under embargo (SPEC §4) is matched by the first sync after its embargo ends,

@@ -1,4 +1,3 @@
-import Agent
 import ENCore
 import Store
 import SystemIO

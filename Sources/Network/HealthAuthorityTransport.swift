@@ -1,6 +1,5 @@
-/// How the key share reaches the health authority: one JSON POST at a time, answered on the loop. The
-/// `KeySync` module implements it over libcurl (`HTTPClient`), so the agent never links the network; tests
-/// substitute servers that answer as they are told.
+/// How the key share reaches the health authority: one JSON POST at a time, answered on the loop.
+/// `HTTPClient` implements it over libcurl; tests substitute servers that answer as they are told.
 public protocol HealthAuthorityTransport: AnyObject {
     /// POSTs `request`; `completion` runs on the loop with the answer, whatever its status, or why there was
     /// none. Returns a function that drops the request without calling `completion`.

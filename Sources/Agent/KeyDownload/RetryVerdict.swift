@@ -1,4 +1,4 @@
-import Agent
+import Network
 
 extension RetryPolicy {
     /// What to do about a failed download.

@@ -1,4 +1,3 @@
-import Agent
 import ENCore
 
 /// Reads what a key server's listing says: the entries (index lines, days) naming its export files, oldest
