@@ -16,7 +16,8 @@ public enum ExposureScoring {
             let score = RiskScoringV2.score(of: window, configuration: v2)
             guard score >= v2.minimumWindowScore else { return nil }
             return Exposure.Window(date: window.date, score: score,
-                                   weightedDurationSeconds: RiskScoringV2.weightedDuration(of: window, configuration: v2))
+                                   weightedDurationSeconds: RiskScoringV2.weightedDuration(of: window, configuration: v2),
+                                   exposureWindow: window)
         }
         return Exposure(id: id, date: strongest.date, durationMinutes: exposures.reduce(0) { $0 + $1.durationMinutes },
                         attenuationDurations: buckets, typicalAttenuation: Int(strongest.typicalAttenuation),
