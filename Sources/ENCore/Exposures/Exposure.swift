@@ -13,7 +13,7 @@ public struct Exposure: Hashable, Sendable {
         public var weightedDurationSeconds: Double
         /// The window as Google's API gives it (report type, infectiousness, confidence, scan instances) for
         /// `exposures --windows`; nil in a record written before it was kept. Its instances' times are the day's
-        /// midnight once read back: the API has none.
+        /// midnight: the API has none, and the file keeps none.
         public var exposureWindow: ExposureWindow?
 
         public init(date: UTCDay, score: Double, weightedDurationSeconds: Double, exposureWindow: ExposureWindow? = nil) {
