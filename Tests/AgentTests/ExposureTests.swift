@@ -59,6 +59,31 @@ import TestSupport
         #expect(Exposure(json: exposure.json.replacingOccurrences(of: "\"medium\"", with: "\"great\"")) == nil)
     }
 
+    /// Each v2 window keeps its Google-API shape for `exposures --windows`: it reads back whole except the scan
+    /// instances' times, which the API has none of (they become the day's midnight); a line written before
+    /// windows kept it still reads, with none.
+    @Test func windowsKeepTheirAPIShapeAndOldLinesStillRead() throws {
+        var exposure = Self.exposure(7)
+        let instances = [ScanInstance(time: Self.day.unixSeconds + 36_000, typicalAttenuation: 60, minAttenuation: 58,
+                                      secondsSinceLastScan: 120),
+                         ScanInstance(time: Self.day.unixSeconds + 36_300, typicalAttenuation: 49, minAttenuation: 41,
+                                      secondsSinceLastScan: 0)]
+        let window = ExposureWindow(date: Self.day, reportType: .selfReport, infectiousness: .high,
+                                    scanInstances: instances, calibrationConfidence: .medium)
+        exposure.windows[0].exposureWindow = window
+        #expect(exposure.json.contains("\"exposureWindow\":{\"dateMillisSinceEpoch\":\(Self.day.unixSeconds * 1000),"
+                                       + "\"reportType\":3,\"infectiousness\":2,\"calibrationConfidence\":2,\"scanInstances\":["
+                                       + "{\"minAttenuationDb\":58,\"typicalAttenuationDb\":60,\"secondsSinceLastScan\":120},"
+                                       + "{\"minAttenuationDb\":41,\"typicalAttenuationDb\":49,\"secondsSinceLastScan\":0}]}"))
+        var atMidnight = window
+        atMidnight.scanInstances = instances.map { var i = $0; i.time = Self.day.unixSeconds; return i }
+        #expect(Exposure(json: exposure.json)?.windows.map(\.exposureWindow) == [atMidnight])
+        let old = Self.exposure(7)
+        #expect(!old.json.contains("exposureWindow"))
+        #expect(Exposure(json: old.json) == old)
+        #expect(Exposure(json: exposure.json.replacingOccurrences(of: "\"infectiousness\":2", with: "\"infectiousness\":7")) == nil)
+    }
+
     @Test func isoDatesRoundTripAndImpossibleOnesAreRefused() {
         #expect(UTCDay(isoDate: "1970-01-01") == UTCDay(daysSinceEpoch: 0))
         #expect(UTCDay(isoDate: "2024-02-29")?.description == "2024-02-29")

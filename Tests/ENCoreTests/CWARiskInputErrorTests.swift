@@ -86,7 +86,7 @@ import Testing
         ("\"reportType\": 1", "\"reportType\": 5", "[0].reportType: 5 (revoked) never labels a phone's window"),
         ("\"infectiousness\": 2", "\"infectiousness\": 0", "[0].infectiousness: 0 is outside 1…2"),
         ("\"calibrationConfidence\": 3", "\"calibrationConfidence\": 4", "[0].calibrationConfidence: 4 is outside 0…3"),
-        ("\"ageInDays\": 1", "\"ageInDays\": 1, \"date\": \"2026-11-25\"", "[0].date: give ageInDays or date, not both"),
+        ("\"ageInDays\": 1", "\"ageInDays\": 1, \"date\": \"2026-11-25\"", "[0].date: give one of ageInDays, date, dateMillisSinceEpoch"),
         ("\"ageInDays\": 1", "\"age\": 1", "[0].ageInDays: missing (or give date)"),
         ("\"ageInDays\": 1", "\"ageInDays\": -1", "[0].ageInDays: -1 is outside 0…100000"),
         ("\"ageInDays\": 1", "\"date\": \"2026-02-30\"", "[0].date: \"2026-02-30\" is not a date such as 2020-12-01"),

@@ -55,10 +55,12 @@ import Testing
         #expect(detection.matched.map { $0.matchedKey.sightings.map { $0.calibrationConfidence } }
                 == [[.high, .high, .high], [.lowest, .lowest], [.high, .low]])
         #expect(detection.matched.map { $0.matchedKey.calibrationConfidence } == [.high, .lowest, .low])
-        // v2 windows carry it too, as Google's and Apple's do.
+        // v2 windows carry it too, as Google's and Apple's do: the confidence of the sighting that opened the window
+        // (`KeyExposureEvaluator.findExposureWindows` sets it when it starts a window), so the mixed sender's one
+        // window, opened by its .high sighting, is .high while its key and exposure report the least, .low.
         #expect(detection.matched.map { m in
             RiskScoringV2.windows(of: m.matchedKey, configuration: RiskDefaults.v2).map { $0.calibrationConfidence }
-        } == [[.high], [.lowest], [.low]])
+        } == [[.high], [.lowest], [.high]])
         let exposures = detection.exposures(v1: RiskDefaults.v1, v2: RiskDefaults.v2, today: UTCDay(unixSeconds: now),
                                             detectedAt: now)
         #expect(exposures.map { $0.calibrationConfidence } == [.high, .lowest, .low])

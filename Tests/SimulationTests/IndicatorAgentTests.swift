@@ -51,26 +51,12 @@ import TestSupport
         let dir = TemporaryDirectory()
         let sim = try Simulation(startUnixSeconds: Simulation.twoHoursBeforeMidnight, seed: 41, dataRoot: dir.path)
         // A key server in a folder, and a key this badge met two days ago.
-        let authority = try SigningKey.generateP256()
-        let folder = dir.path + "/keyserver"
-        try AtomicFile.makeDirectory(folder)
-        try AtomicFile.write(Array(authority.publicKeyPEM.utf8), to: dir.path + "/authority.pem")
-        var settings = Agent.Settings()
-        for (key, value) in [("keyserver.style", "folder"), ("keyserver.base_url", "file://\(folder)/"),
-                             ("keyserver.public_key", dir.path + "/authority.pem"), ("keyserver.key_id", "999")] {
-            try settings.configuration.set(key, to: value)
-        }
-        let badge = try sim.addBadge("wearer", at: .origin, settings: settings, indicator: true)
-        let schedule = try KeySchedule()
+        let server = try FolderKeyServer(in: dir.path)
+        let badge = try sim.addBadge("wearer", at: .origin, settings: server.settings, indicator: true)
         let keyDay = ENIntervalNumber(unixSeconds: sim.unixSeconds)!.dayStart.advanced(by: -288)!
         let tek = TemporaryExposureKey(keyData: Bytes16([UInt8](repeating: 0x5A, count: 16))!, rollingStart: keyDay)
-        let rpik = schedule.rpik(tek.keyData), aemk = schedule.aemk(tek.keyData)
-        for time in stride(from: keyDay.unixSeconds + 9 * 3600, through: keyDay.unixSeconds + 9 * 3600 + 1800, by: 300) {
-            let rpi = schedule.rpi(rpik: rpik, interval: ENIntervalNumber(unixSeconds: time)!)
-            badge.agent.store.append(Sighting(rpi: rpi, aem: schedule.aem(aemk: aemk, rpi: rpi, Metadata(txPower: 0).plaintext),
-                                              firstSeen: time, rssiMax: -45, rssiMean: -50, reports: 4,
-                                              secondsSincePreviousScan: 300))
-        }
+        try FolderKeyServer.hear(tek, at: stride(from: keyDay.unixSeconds + 9 * 3600,
+                                                 through: keyDay.unixSeconds + 9 * 3600 + 1800, by: 300), on: badge)
         let control = AgentControl(agent: badge.agent, stop: {})
         let table = AgentConsole.commandTable(for: control)
 
@@ -80,12 +66,7 @@ import TestSupport
         #expect(Self.shape(onAir.led).widths == [150] && Self.shape(onAir.led).gaps == [5_000], "\(onAir.led)")
         #expect(onAir.led.count == 3 && onAir.buzzer.isEmpty)
 
-        let start = UInt64(keyDay.unixSeconds)
-        try AtomicFile.write(try ExportWriter<InMemoryExportOutput>.archive(
-            descriptor: ExportDescriptor(startTimestamp: start, endTimestamp: start + 86_400, region: "XX"),
-            signers: [ExportSigner(key: authority, keyID: VerificationKeyID(id: "999", version: "v1"))],
-            keys: [DiagnosisKey(tek: tek, transmissionRiskLevel: 4)]), to: folder + "/one.zip")
-        try AtomicFile.write(Array("one.zip\n".utf8), to: folder + "/index.txt")
+        try server.publish([DiagnosisKey(tek: tek, transmissionRiskLevel: 4)], day: keyDay)
         var report: SyncReport?
         _ = badge.control.syncNow { report = $0 }
         for _ in 0..<600 where report == nil { sim.run(for: .milliseconds(100)) }

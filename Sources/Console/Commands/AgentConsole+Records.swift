@@ -63,9 +63,22 @@ extension AgentConsole {
             }
             return .text(lines.joined(separator: "\n"))
         })
-        table.register(ConsoleCommand("exposures", summary: "exposures found; --daily: v2 daily summaries",
-                                      usage: "exposures [--daily] [--json]", flags: ["--daily"]) { request in
+        table.register(ConsoleCommand("exposures", summary: "exposures found; --daily: v2 daily summaries; "
+                                          + "--windows: v2 exposure windows as Google's API gives them",
+                                      usage: "exposures [--daily|--windows] [--json]", flags: ["--daily", "--windows"]) { request in
             let found = control.exposures
+            if request.has("--windows") {
+                // Records written before windows kept their scan instances have none to show.
+                let windows = found.flatMap { $0.windows.compactMap { $0.exposureWindow } }
+                if request.json { return .json("{\"exposureWindows\":" + JSON.array(windows.map { $0.apiJSON }) + "}") }
+                guard !windows.isEmpty else { return .text("no exposure windows") }
+                return .text(windows.map { window in
+                    "\(window.date)  \(window.reportType), \(window.infectiousness) infectiousness, "
+                        + "calibration \(window.calibrationConfidence): " + window.scanInstances.map {
+                            "\($0.typicalAttenuation)/\($0.minAttenuation) dB \($0.secondsSinceLastScan) s"
+                        }.joined(separator: ", ")
+                }.joined(separator: "\n"))
+            }
             if request.has("--daily") {
                 let days = control.dailySummaries()
                 if request.json {

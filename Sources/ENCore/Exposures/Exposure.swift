@@ -11,11 +11,16 @@ public struct Exposure: Hashable, Sendable {
         public var date: UTCDay
         public var score: Double
         public var weightedDurationSeconds: Double
+        /// The window as Google's API gives it (report type, infectiousness, confidence, scan instances) for
+        /// `exposures --windows`; nil in a record written before it was kept. Its instances' times are the day's
+        /// midnight: the API has none, and the file keeps none.
+        public var exposureWindow: ExposureWindow?
 
-        public init(date: UTCDay, score: Double, weightedDurationSeconds: Double) {
+        public init(date: UTCDay, score: Double, weightedDurationSeconds: Double, exposureWindow: ExposureWindow? = nil) {
             self.date = date
             self.score = score
             self.weightedDurationSeconds = weightedDurationSeconds
+            self.exposureWindow = exposureWindow
         }
     }
 

@@ -6,8 +6,10 @@
 ///  "daysSinceOnsetOfSymptoms":1,"windowScore":1800,"windows":[{"date":"2026-11-20","score":1800,
 ///  "weightedDurationSeconds":1800}],"detectedAt":1763800000,"notified":false,"calibrationConfidence":"medium"}
 /// ```
+/// Each window also holds `exposureWindow`, the window in Google's API shape (`ExposureWindow.apiJSON`).
 /// `daysSinceOnsetOfSymptoms` is left out when the export did not give it; a line without
-/// `calibrationConfidence` (written before it was kept) reads as lowest.
+/// `calibrationConfidence` (written before it was kept) reads as lowest, a window without `exposureWindow` (the
+/// same) has none.
 extension Exposure {
     public var json: String {
         var object = JSONObject()
@@ -26,6 +28,7 @@ extension Exposure {
             item.string("date", window.date.description)
             item.number("score", window.score)
             item.number("weightedDurationSeconds", window.weightedDurationSeconds)
+            if let exposureWindow = window.exposureWindow { item.raw("exposureWindow", exposureWindow.apiJSON) }
             return item.text
         }.joined(separator: ",") + "]")
         object.integer("detectedAt", detectedAt)
@@ -51,7 +54,15 @@ extension Exposure {
         for value in windowValues {
             guard case .object(let w) = value, let day = Self.day(w["date"]), case .number(let s)? = w["score"],
                   case .number(let d)? = w["weightedDurationSeconds"] else { return nil }
-            windows.append(Window(date: day, score: s, weightedDurationSeconds: d))
+            var formed: ExposureWindow?
+            if let value = w["exposureWindow"] {
+                // The day is in the object; `today` only serves ages, which it never holds.
+                guard let read = try? ExposureWindowsJSON.windows(.array([value]), today: day), read.count == 1 else {
+                    return nil
+                }
+                formed = read[0]
+            }
+            windows.append(Window(date: day, score: s, weightedDurationSeconds: d, exposureWindow: formed))
         }
         var onset: Int?
         if let value = m["daysSinceOnsetOfSymptoms"] {

@@ -15,8 +15,13 @@ public enum ExposureScoring {
         let windows = RiskScoringV2.windows(of: key, configuration: v2).compactMap { window -> Exposure.Window? in
             let score = RiskScoringV2.score(of: window, configuration: v2)
             guard score >= v2.minimumWindowScore else { return nil }
+            // Kept as the API gives it, without the instances' times (the day's midnight stands for them), so
+            // that the record reads back from its file exactly as it was made.
+            var kept = window
+            kept.scanInstances = window.scanInstances.map { var instance = $0; instance.time = window.date.unixSeconds; return instance }
             return Exposure.Window(date: window.date, score: score,
-                                   weightedDurationSeconds: RiskScoringV2.weightedDuration(of: window, configuration: v2))
+                                   weightedDurationSeconds: RiskScoringV2.weightedDuration(of: window, configuration: v2),
+                                   exposureWindow: kept)
         }
         return Exposure(id: id, date: strongest.date, durationMinutes: exposures.reduce(0) { $0 + $1.durationMinutes },
                         attenuationDurations: buckets, typicalAttenuation: Int(strongest.typicalAttenuation),

@@ -153,7 +153,8 @@ public final class ExposureDetection {
                                    attenuation: UInt8(clamping: sighting.attenuation(txPower: txPower)),
                                    minimumAttenuation: UInt8(clamping: sighting.minimumAttenuation(txPower: txPower)),
                                    secondsSincePreviousScan: sighting.secondsSincePreviousScan,
-                                   calibrationConfidence: hit.metadata.calibrationConfidence)
+                                   calibrationConfidence: hit.metadata.calibrationConfidence,
+                                   reports: sighting.reports)
         }
         return MatchedKey(rollingStart: key.tek.rollingStart, transmissionRiskLevel: key.transmissionRiskLevel,
                           reportType: key.reportType, daysSinceOnsetOfSymptoms: key.daysSinceOnsetOfSymptoms,

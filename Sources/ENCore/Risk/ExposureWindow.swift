@@ -8,8 +8,8 @@ public struct ExposureWindow: Hashable, Sendable {
     public var infectiousness: Infectiousness
     /// Oldest first; the last starts less than 30 minutes after the first.
     public var scanInstances: [ScanInstance]
-    /// The sender's, as Google's and Apple's windows carry it: from its metadata for the badge's own windows
-    /// (`MatchedKey.calibrationConfidence`), a phone's API's when read from its JSON.
+    /// The sender's, as Google's and Apple's windows carry it: for the badge's own windows, from the metadata of the
+    /// window's first sighting (as Google's `KeyExposureEvaluator` takes it); a phone's API's when read from its JSON.
     public var calibrationConfidence: CalibrationConfidence
 
     public init(date: UTCDay, reportType: ReportType, infectiousness: Infectiousness, scanInstances: [ScanInstance],

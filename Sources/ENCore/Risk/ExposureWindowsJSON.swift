@@ -8,12 +8,15 @@
 ///
 /// - The document is an array of windows, or an object holding one under `exposureWindows` (so one of the test
 ///   file's cases can be given as it is; its other members are ignored).
-/// - The window's day: `ageInDays` (whole days before `today`, ≥ 0) or `date`, either `"2020-12-01"` or
-///   milliseconds since 1970 as Android's `dateMillisSinceEpoch` (the start of a UTC day); exactly one of the two.
+/// - The window's day: `ageInDays` (whole days before `today`, ≥ 0), `date` (either `"2020-12-01"` or
+///   milliseconds since 1970) or `dateMillisSinceEpoch` as Android's API names it (the start of a UTC day);
+///   exactly one of them.
 /// - `reportType` 1–4 (confirmed test, clinical diagnosis, self report, recursive) and `infectiousness` 1–2
 ///   (standard, high) are the APIs' numbers: phones report no window for unknown, revoked or none.
 ///   `calibrationConfidence` 0–3, optional, default 0 (lowest).
-/// - `scanInstances`: attenuations 0–255 dB; `secondsSinceLastScan` an integer as the phone reported it.
+/// - `scanInstances`: attenuations 0–255 dB, `typicalAttenuation` and `minAttenuation` or, as Android's API names
+///   them (`ExposureWindow.apiJSON` writes these), `typicalAttenuationDb` and `minAttenuationDb`;
+///   `secondsSinceLastScan` an integer as the phone reported it.
 /// Other members are ignored. The instances are given the window's midnight as their time: phones report none.
 public enum ExposureWindowsJSON {
     /// The windows of `json`, in the document's order; ages counted back from `today`.
@@ -63,23 +66,32 @@ public enum ExposureWindowsJSON {
         for instance in try object.objects("scanInstances") {
             instances.append(ScanInstance(
                 time: date.unixSeconds,
-                typicalAttenuation: UInt8(try instance.integer("typicalAttenuation", in: 0...255)),
-                minAttenuation: UInt8(try instance.integer("minAttenuation", in: 0...255)),
+                typicalAttenuation: try attenuation("typicalAttenuation", of: instance),
+                minAttenuation: try attenuation("minAttenuation", of: instance),
                 secondsSinceLastScan: try instance.integer("secondsSinceLastScan", in: -86_400 * 366...86_400 * 366)))
         }
         return ExposureWindow(date: date, reportType: reportType, infectiousness: infectiousness,
                               scanInstances: instances, calibrationConfidence: confidence)
     }
 
+    /// `name`, or Android's `nameDb` when `name` is absent.
+    private static func attenuation(_ name: String, of instance: ConfigurationObject) throws(RiskConfigurationError) -> UInt8 {
+        UInt8(try instance.integer(instance.contains(name) ? name : name + "Db", in: 0...255))
+    }
+
     private static func day(of object: ConfigurationObject, today: UTCDay) throws(RiskConfigurationError) -> UTCDay {
-        switch (object.contains("ageInDays"), object.contains("date")) {
-        case (true, true):
-            throw RiskConfigurationError(field: object.fieldPath("date"), reason: "give ageInDays or date, not both")
-        case (false, false):
-            throw RiskConfigurationError(field: object.fieldPath("ageInDays"), reason: "missing (or give date)")
-        case (true, false):
+        let given = ["ageInDays", "date", "dateMillisSinceEpoch"].filter { object.contains($0) }
+        guard given.count == 1 else {
+            throw RiskConfigurationError(field: object.fieldPath(given.last ?? "ageInDays"),
+                                         reason: given.isEmpty ? "missing (or give date)"
+                                             : "give one of ageInDays, date, dateMillisSinceEpoch")
+        }
+        switch given[0] {
+        case "dateMillisSinceEpoch":
+            return try day(millisecondsIn: "dateMillisSinceEpoch", of: object)
+        case "ageInDays":
             return UTCDay(daysSinceEpoch: today.daysSinceEpoch - Int64(try object.integer("ageInDays", in: 0...100_000)))
-        case (false, true):
+        default:
             switch try object.value("date") {
             case .string(let text):
                 guard let day = UTCDay(isoDate: text) else {
@@ -88,11 +100,15 @@ public enum ExposureWindowsJSON {
                 }
                 return day
             default:
-                // Read as a number, not an Int: milliseconds pass Int's end on a 32-bit board. 1e15 ms is the year
-                // 33658, past every real window.
-                let milliseconds = try object.number("date", in: 0...1e15)
-                return UTCDay(unixSeconds: Int64(milliseconds) / 1000)
+                return try day(millisecondsIn: "date", of: object)
             }
         }
+    }
+
+    private static func day(millisecondsIn name: String, of object: ConfigurationObject) throws(RiskConfigurationError) -> UTCDay {
+        // Read as a number, not an Int: milliseconds pass Int's end on a 32-bit board. 1e15 ms is the year
+        // 33658, past every real window.
+        let milliseconds = try object.number(name, in: 0...1e15)
+        return UTCDay(unixSeconds: Int64(milliseconds) / 1000)
     }
 }

@@ -11,6 +11,9 @@ public struct MatchedSighting: Hashable, Sendable {
     /// TX power − strongest RSSI of the scan's reports, dB, clamped at 0 (≤ `attenuation`). The store keeps only
     /// per-scan aggregates, so this is the closest thing to the minimum over reports that v2 asks for.
     public var minimumAttenuation: UInt8
+    /// Advertising reports the sighting aggregates (at least 1): Google's typical attenuation is the mean over
+    /// reports, so a scan instance of several sightings weighs each by its reports.
+    public var reports: UInt16
     /// Seconds since the previous scan started, as the scanner recorded it; 0 when unknown.
     public var secondsSincePreviousScan: UInt16
     /// How well the sender knew the TX power the attenuations rest on, from its decrypted metadata (v1.1; a
@@ -19,11 +22,12 @@ public struct MatchedSighting: Hashable, Sendable {
 
     /// `minimumAttenuation` defaults to `attenuation` for callers that have only one figure.
     public init(time: Int64, attenuation: UInt8, minimumAttenuation: UInt8? = nil, secondsSincePreviousScan: UInt16,
-                calibrationConfidence: CalibrationConfidence = .lowest) {
+                calibrationConfidence: CalibrationConfidence = .lowest, reports: UInt16 = 1) {
         self.time = time
         self.attenuation = attenuation
         self.minimumAttenuation = min(minimumAttenuation ?? attenuation, attenuation)
         self.secondsSincePreviousScan = secondsSincePreviousScan
         self.calibrationConfidence = calibrationConfidence
+        self.reports = max(1, reports)
     }
 }

@@ -1,17 +1,12 @@
 /// v2 risk scoring: matched keys → exposure windows → window scores → daily summaries.
 ///
-/// - Sightings of a key are grouped into `ScanInstance`s (see there for the 25.5 s rule and
-///   `secondsSinceLastScan`).
-/// - Windows: instances oldest first; an instance joins the current window when it starts less than 30 minutes
-///   after the window's first instance, otherwise it opens a new window. Gaps inside those 30 minutes do not split.
+/// - Windows and their scan instances are formed as Google's reference forms them: see `ExposureWindowFormation`
+///   (a window holds the sightings less than 30 minutes after its first; gaps inside do not split it).
 /// - `weightedDuration = Σ(secondsSinceLastScan × attenuation weight of the instance's typical attenuation)`;
 ///   `score = weightedDuration × report-type weight × infectiousness weight`.
 /// - Windows are not made for revoked keys or keys whose infectiousness is none; windows scoring below
 ///   `minimumWindowScore` are left out of the daily summaries.
 public enum RiskScoringV2 {
-    /// An instance must start less than this after its window's first instance.
-    public static let windowSeconds: Int64 = 1800
-
     /// The exposure windows of one matched key, oldest first.
     public static func windows(of key: MatchedKey, configuration: ExposureConfigurationV2) -> [ExposureWindow] {
         guard key.reportType.isScored else { return [] }
@@ -19,18 +14,7 @@ public enum RiskScoringV2 {
         guard infectiousness != .none else { return [] }
         let reportType = configuration.scoredReportType(key.reportType)
 
-        var groups: [[ScanInstance]] = []
-        for instance in ScanInstance.group(key.sightings) {
-            if let first = groups.last?.first, instance.time - first.time < windowSeconds {
-                groups[groups.count - 1].append(instance)
-            } else {
-                groups.append([instance])
-            }
-        }
-        return groups.map {
-            ExposureWindow(date: UTCDay(unixSeconds: $0[0].time), reportType: reportType,
-                           infectiousness: infectiousness, scanInstances: $0, calibrationConfidence: key.calibrationConfidence)
-        }
+        return ExposureWindowFormation.windows(of: key.sightings, reportType: reportType, infectiousness: infectiousness)
     }
 
     /// Σ(secondsSinceLastScan × attenuation weight): seconds weighted by closeness alone.

@@ -2,8 +2,10 @@
 ///
 /// Both v1 and v2 score scan instances rather than raw sightings, so that one scan counts once even when it
 /// holds two sightings of the same key (the sender rotated its RPI mid-scan, or two scans ran back to back).
+/// v2's instances are formed inside their windows as Google's reference forms them (`ExposureWindowFormation`);
+/// `group` below is v1's own grouping, which Google's v1 has no counterpart of (it weighs sightings, not instances).
 ///
-/// Definitions (SPEC §5 fixes the numbers; the anchoring and rounding are enbeacon's):
+/// v1's definitions (SPEC §5 fixes the numbers; the anchoring and rounding are enbeacon's):
 /// - Grouping: sightings sorted by time; a sighting joins the current instance when it is at most 25.5 s after
 ///   the instance's *first* sighting, otherwise it starts a new one. Anchoring at the first sighting rather than
 ///   chaining from the last keeps an instance within one scan's span even under continuous scanning.
@@ -18,7 +20,7 @@ public struct ScanInstance: Hashable, Sendable {
     public var time: Int64
     public var typicalAttenuation: UInt8
     public var minAttenuation: UInt8
-    /// A multiple of 60 in 60…300 when the badge grouped the instance; whatever a phone reported when read from its
+    /// A multiple of 60: in 60…300 from `group`, 0…300 from `ExposureWindowFormation`; whatever a phone reported when read from its
     /// API's JSON (`ExposureWindowsJSON`), even 0 or negative after a clock change (the Corona-Warn-App model counts those as 0).
     public var secondsSinceLastScan: Int
 
