@@ -1,4 +1,4 @@
-import Agent
+@testable import Agent
 @testable import Console
 import ENCore
 import Foundation
@@ -26,7 +26,7 @@ import TestSupport
 
         try server.publish([DiagnosisKey(tek: tek, transmissionRiskLevel: 4)], day: keyDay)
         var report: SyncReport?
-        _ = badge.keySync.syncNow { report = $0 }
+        _ = badge.control.syncNow { report = $0 }
         for _ in 0..<600 where report == nil { sim.run(for: .milliseconds(100)) }
         #expect(report?.newExposures == 1, "\(String(describing: report))")
 

@@ -1,4 +1,4 @@
-import Agent
+@testable import Agent
 import ENCore
 import Simulation
 import SystemIO

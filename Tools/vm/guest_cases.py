@@ -289,7 +289,9 @@ def case_advertise_scan(g: Guest) -> str:
         raise CaseFailure(f"expected one revealed TEK, got {keys}")
     tek, start = keys[0]["key"], keys[0]["rollingStart"]
     tx_power = g.ctl_json(agent.data, "hci", "info").get("advertisingTxPower") or 0
-    metadata = bytes([0x40, tx_power & 0xFF, 0, 0]).hex()
+    # Metadata v1.1 (0x50) with the calibration confidence in bits 3:2: 0, "lowest", as the board files
+    # shipped here declare until the TX power is measured (Board/README).
+    metadata = bytes([0x50, tx_power & 0xFF, 0, 0]).hex()
     derived = subprocess.run([g.enbeacon, "derive", "--tek", tek, "--interval", str(start), "--count", "144",
                               "--metadata", metadata, "--json"], capture_output=True, text=True, check=True)
     expected = {(row["rpi"], row["aem"]) for row in json.loads(derived.stdout)["intervals"]}
