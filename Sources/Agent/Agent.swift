@@ -31,9 +31,9 @@ public final class Agent {
         public init() {}
     }
 
-    public let loop: any EventLoop
-    public let log: Logger
-    public let dataDirectory: String
+    let loop: any EventLoop
+    let log: Logger
+    let dataDirectory: String
     let clock: Clock
     let driver: ControllerDriver
     let radio: GAENRadio
