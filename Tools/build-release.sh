@@ -2,10 +2,10 @@
 # Builds the release binary as it ships to a board (Swift runtime linked statically, symbols
 # stripped), prints its size, and fails when it is over budget or carries ICU (the full
 # Foundation's 30+ MB of Unicode tables, which a badge has no use for).
-#   Tools/build-release.sh [--max-bytes N]      (default budget: 9.7 MB)
+#   Tools/build-release.sh [--max-bytes N]      (default budget: 10 MB, the budget Package.swift states)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-max_bytes=$((9700 * 1000))
+max_bytes=$((10000 * 1000))
 [ "${1:-}" = "--max-bytes" ] && max_bytes=$2
 
 # SwiftPM links executables with --export-dynamic (so tests can load them): 9,000 symbols and 700 KB of
