@@ -53,14 +53,8 @@ public enum HCIUserChannel {
 
     /// The adapters the kernel has (`/sys/class/bluetooth`), for a message about one that is missing.
     public static func presentAdapters() -> [String] {
-        guard let directory = opendir("/sys/class/bluetooth") else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            // hciN only: hciN:M entries are connections, not adapters.
-            if name.hasPrefix("hci"), name.dropFirst(3).allSatisfy(\.isNumber) { names.append(name) }
-        }
-        return names.sorted()
+        let names = (try? PosixFileSystem().fileNames(in: "/sys/class/bluetooth")) ?? []
+        // hciN only: hciN:M entries are connections, not adapters.
+        return names.filter { $0.hasPrefix("hci") && $0.dropFirst(3).allSatisfy { $0.isNumber } }.sorted()
     }
 }
