@@ -1,7 +1,4 @@
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A badge's SD card in a simulation: the real file system, until the scenario fills it up. While full,
 /// every write, file creation, atomic replacement and fsync fails with ENOSPC, as a full card does;
@@ -12,7 +9,7 @@ public final class SimulatedDisk: PosixFileSystem {
     override public init() { super.init() }
 
     private func refuseIfFull(_ call: String, _ path: String) throws(SystemError) {
-        if isFull { throw SystemError(call: call, path: path, code: ENOSPC) }
+        if isFull { throw SystemError(call: call, path: path, code: Errno.noSpace) }
     }
 
     override public func replaceAtomically(_ path: String, with bytes: [UInt8]) throws(SystemError) {

@@ -15,6 +15,7 @@ public enum Errno {
     public static let notPermitted = EPERM
     public static let invalidArgument = EINVAL
     public static let busy = EBUSY
+    public static let noSpace = ENOSPC
     public static let accessDenied = EACCES
     public static let noDevice = ENODEV
     public static let noEntry = ENOENT
