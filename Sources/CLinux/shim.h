@@ -1,3 +1,46 @@
+// The C side of SystemIO, the one module that calls libc and the kernel: the headers it uses, and small
+// shims for what Swift cannot call or see directly. Both builds import this map and nothing else of libc
+// (Embedded Swift has no Glibc overlay), so the standard build and the board build compile the same Swift.
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+// errno is a macro over a thread-local location: Swift sees neither without the Glibc overlay.
+static inline int enb_errno(void) { return errno; }
+static inline void enb_set_errno(int value) { errno = value; }
+
+// open, fcntl and ioctl are variadic, which Swift cannot call: one fixed signature each for the forms used.
+static inline int enb_open(const char *path, int flags, mode_t mode) { return open(path, flags, mode); }
+static inline int enb_fcntl(int fd, int command, int argument) { return fcntl(fd, command, argument); }
+static inline int enb_ioctl_value(int fd, unsigned long request, int value) { return ioctl(fd, request, value); }
+static inline int enb_ioctl_pointer(int fd, unsigned long request, void *argument) {
+    return ioctl(fd, request, argument);
+}
+
+// SIG_IGN is a cast of 1 to a function pointer, which Swift does not import from a macro.
+static inline void enb_ignore_signal(int signal_number) { signal(signal_number, SIG_IGN); }
+
 // Linux kernel interfaces that Swift's Glibc module leaves out.
 #include <sys/timex.h>
 #include <sys/signalfd.h>

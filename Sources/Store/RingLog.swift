@@ -107,7 +107,7 @@ public final class RingLog {
             }
             segments.append(Segment(firstSequence: first, bytes: size, records: scan.records.count,
                                     payloadBytes: scan.records.reduce(0) { $0 + $1.header.payloadLength },
-                                    newestTime: scan.records.map(\.header.time).max()))
+                                    newestTime: scan.records.map { $0.header.time }.max()))
             report.records += scan.records.count
             expected = scan.nextSequence(from: first)
         }
@@ -152,7 +152,7 @@ public final class RingLog {
         segments[index].bytes += bytes.count
         segments[index].records += records.count
         segments[index].payloadBytes += records.reduce(0) { $0 + $1.payload.count }
-        let newestTime = records.map(\.time).max()!
+        let newestTime = records.map { $0.time }.max()!
         segments[index].newestTime = max(segments[index].newestTime ?? newestTime, newestTime)
         nextSequence = sequence
     }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// Small state written so that a power cut leaves either the old or the new file, never a mix:
 /// write a temporary file, fsync it, rename it over the old one, fsync the directory.

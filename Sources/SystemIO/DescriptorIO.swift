@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// Reads and writes that never block the loop, on descriptors the console may not own.
 ///
@@ -20,7 +18,7 @@ public enum DescriptorIO {
     public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Outcome {
         withNonBlocking(fd) {
             while true {
-                let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+                let count = CLinux.read(fd, buffer.baseAddress, buffer.count)
                 if count > 0 { return .transferred(count) }
                 if count == 0 { return .endOfFile }
                 if errno == EINTR { continue }
@@ -33,7 +31,7 @@ public enum DescriptorIO {
         guard bytes.count > 0 else { return .transferred(0) }
         return withNonBlocking(fd) {
             while true {
-                let count = Glibc.write(fd, bytes.baseAddress, bytes.count)
+                let count = CLinux.write(fd, bytes.baseAddress, bytes.count)
                 if count >= 0 { return .transferred(count) }
                 if errno == EINTR { continue }
                 return errno == EAGAIN || errno == EWOULDBLOCK ? .wouldBlock : .failed(errno)
@@ -46,7 +44,7 @@ public enum DescriptorIO {
     public static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Outcome {
         guard bytes.count > 0 else { return .transferred(0) }
         while true {
-            let count = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+            let count = CLinux.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
             if count >= 0 { return .transferred(count) }
             if errno == EINTR { continue }
             return errno == EAGAIN || errno == EWOULDBLOCK ? .wouldBlock : .failed(errno)
@@ -64,7 +62,7 @@ public enum DescriptorIO {
     }
 
     /// Closes `fd`; a descriptor is released even when close reports an error, so there is nothing to retry.
-    public static func close(_ fd: Int32) { _ = Glibc.close(fd) }
+    public static func close(_ fd: Int32) { _ = CLinux.close(fd) }
 
     /// Whether a socket has bytes waiting to be read, without taking them (MSG_PEEK): what a server asks
     /// before it judges a connection idle.
@@ -81,17 +79,17 @@ public enum DescriptorIO {
     /// the console socket's connections, a TCP or user-channel transport, stdout under systemd's journal.
     public static func isSocket(_ fd: Int32) -> Bool {
         var status = stat()
-        return fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
+        return fstat(fd, &status) == 0 && FileType.of(status) == FileType.socket
     }
 
     private static func withNonBlocking(_ fd: Int32, _ body: () -> Outcome) -> Outcome {
-        let flags = fcntl(fd, F_GETFL)
+        let flags = enb_fcntl(fd, F_GETFL, 0)
         guard flags >= 0 else { return .failed(errno) }
         if flags & O_NONBLOCK != 0 { return body() }
-        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        _ = enb_fcntl(fd, F_SETFL, flags | O_NONBLOCK)
         let outcome = body()
         let saved = errno
-        _ = fcntl(fd, F_SETFL, flags)
+        _ = enb_fcntl(fd, F_SETFL, flags)
         errno = saved
         return outcome
     }

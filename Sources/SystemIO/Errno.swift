@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// The errno values the rest of the code decides on, by name, so that only this module sees the C library.
 public enum Errno {
@@ -24,4 +22,11 @@ public enum Errno {
     public static let rfkilled: Int32 = 132
     /// Linux's EUSERS, which the HCI user channel answers for an adapter another channel holds.
     public static let tooManyUsers: Int32 = 87
+}
+
+/// errno under the name the calls of this module expect: the C map reaches the thread's value through shims,
+/// since the macro behind it is not visible to Swift without the Glibc overlay, which the board build lacks.
+var errno: Int32 {
+    get { enb_errno() }
+    set { enb_set_errno(newValue) }
 }

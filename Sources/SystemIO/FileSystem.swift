@@ -1,3 +1,4 @@
+import CLinux
 /// The file operations the agent's durable state goes through (the ring log of sightings, the key file),
 /// behind a protocol so tests and simulations can count every fsync and inject failures (a full card, a
 /// failing write) without touching a real device.

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// Free space of the file system holding a path (statvfs): what a card has left for sightings and keys.
 public enum FileSystemSpace {

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// The Linux Bluetooth sockets behind the HCI user channel: exclusive raw access to one adapter, H4
 /// packets one per read. Failures are the kernel's errno; the HCI module turns them into advice.
@@ -20,7 +18,7 @@ public enum HCIUserChannel {
         defer { close(control) }
         let wasUp = isUp(control: control, adapter: adapter)
         // Best effort: binding reports the real problem if the adapter is still up and owned.
-        return ioctl(control, hciDeviceDown, Int32(adapter)) == 0 && wasUp
+        return enb_ioctl_value(control, hciDeviceDown, Int32(adapter)) == 0 && wasUp
     }
 
     /// A non-blocking user channel socket bound to `adapter`.
@@ -47,7 +45,7 @@ public enum HCIUserChannel {
         var info = [UInt8](repeating: 0, count: 128)
         info[0] = UInt8(adapter & 0xFF)
         info[1] = UInt8(adapter >> 8)
-        let rc = info.withUnsafeMutableBytes { ioctl(control, hciGetDeviceInfo, $0.baseAddress!) }
+        let rc = info.withUnsafeMutableBytes { enb_ioctl_pointer(control, hciGetDeviceInfo, $0.baseAddress!) }
         return rc == 0 && info[16] & 1 != 0
     }
 

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// An IPv4 address and a port to listen on (`metrics.listen`), as the C library reads the address: the one
 /// parser behind both the configuration's check (`ConfigurationKind.ipv4Endpoint`) and the socket's bind.

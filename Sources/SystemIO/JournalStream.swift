@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// Whether stderr is systemd's journal: JOURNAL_STREAM names the device and inode of the stream systemd
 /// connected, and stderr is that stream (not a pipe a child redirected it to).

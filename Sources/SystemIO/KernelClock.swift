@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// CLOCK_MONOTONIC and CLOCK_REALTIME in nanoseconds, 64-bit on every target (a 32-bit `Int` would
 /// overflow a nanosecond count after 2 s).

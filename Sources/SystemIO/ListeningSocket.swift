@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// Taking the next connection from a listening socket (the console's unix socket, the metrics endpoint).
 public enum ListeningSocket {
@@ -18,10 +16,10 @@ public enum ListeningSocket {
         while true {
             // accept4 is not in Swift's Glibc module; the flags are set right after instead (the loop is
             // single-threaded and never forks, so no child can inherit the descriptor in between).
-            let fd = Glibc.accept(listener, nil, nil)
+            let fd = CLinux.accept(listener, nil, nil)
             if fd >= 0 {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = enb_fcntl(fd, F_SETFD, FD_CLOEXEC)
+                _ = enb_fcntl(fd, F_SETFL, enb_fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
                 return .connection(fd)
             }
             switch errno {

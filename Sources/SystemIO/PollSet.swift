@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// What `poll(2)` is asked to watch for on a descriptor, and what it found.
 public struct PollEvents: OptionSet, Hashable, Sendable {
@@ -38,7 +36,7 @@ public struct PollSet {
     /// waits without one. EINTR, EAGAIN and ENOMEM come back as an error the caller may simply retry.
     public mutating func poll(timeoutMilliseconds: Int32) -> Result<Int, SystemError> {
         let count = descriptors.withUnsafeMutableBufferPointer {
-            Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds)
+            CLinux.poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds)
         }
         return count < 0 ? .failure(.last("poll")) : .success(Int(count))
     }

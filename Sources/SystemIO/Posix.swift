@@ -1,13 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// The few system-call loops every file writer here needs (EINTR, short writes), written once.
 public enum Posix {
     /// Opens `path`, retrying on EINTR, with O_CLOEXEC so a spawned child never inherits it.
     public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(SystemError) -> Int32 {
         while true {
-            let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
+            let fd = enb_open(path, flags | O_CLOEXEC, mode)
             if fd >= 0 { return fd }
             if errno != EINTR { throw .last("open", path) }
         }
@@ -54,7 +52,7 @@ public enum Posix {
     /// Sets the mode of the file open on `fd` when it is a regular file (a device such as /dev/null keeps its own).
     public static func restrictRegularFile(_ fd: Int32, to mode: mode_t) {
         var status = stat()
-        if fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFREG { _ = fchmod(fd, mode) }
+        if fstat(fd, &status) == 0 && FileType.of(status) == FileType.regular { _ = fchmod(fd, mode) }
     }
 
     /// Moves the descriptor's position to `offset` from the start (best effort: a failure shows in the next write).
@@ -95,7 +93,7 @@ public enum Posix {
     public static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String? = nil) throws(SystemError) {
         var done = 0
         while done < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+            let n = CLinux.write(fd, bytes.baseAddress! + done, bytes.count - done)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw n == 0 ? SystemError(call: "write", path: path, code: ENOSPC) : .last("write", path) }
             done += n
@@ -107,7 +105,7 @@ public enum Posix {
     public static func sendAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) throws(SystemError) {
         var done = 0
         while done < bytes.count {
-            let n = Glibc.send(fd, bytes.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
+            let n = CLinux.send(fd, bytes.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw n == 0 ? SystemError(call: "send", code: EPIPE) : .last("send") }
             done += n

@@ -1,8 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
-/// The real file system, through Glibc. Open, so that a test or a simulation changes only the calls it
+/// The real file system, through CLinux. Open, so that a test or a simulation changes only the calls it
 /// is about (skipping fsync, failing writes, writing in pieces) and inherits the rest.
 open class PosixFileSystem: FileSystem {
     public init() {}

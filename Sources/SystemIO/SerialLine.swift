@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// A serial line in raw mode: what an H4 controller on a UART and the serial console both need.
 public enum SerialLine {

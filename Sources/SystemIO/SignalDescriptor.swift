@@ -1,7 +1,4 @@
 import CLinux
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A signalfd: signals turned into readable records on a descriptor, so that they arrive as
 /// ordinary loop callbacks instead of interrupting code at arbitrary points.
@@ -43,5 +40,5 @@ public enum SignalDescriptor {
     }
 
     /// Writing to a closed socket or pipe then returns EPIPE instead of killing the process.
-    public static func ignoreBrokenPipe() { signal(SIGPIPE, SIG_IGN) }
+    public static func ignoreBrokenPipe() { enb_ignore_signal(SIGPIPE) }
 }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// A failed system call: which call, on which file if there is one, and the errno it left.
 ///

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// An outgoing TCP connection made without blocking the loop: started here, finished when the socket
 /// turns writable (`result`).

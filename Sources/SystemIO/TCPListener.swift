@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// A non-blocking TCP listening socket on an IPv4 endpoint, and the connections it accepts: the system calls
 /// the metrics endpoint needs, kept at the system edge with the others.
@@ -17,9 +15,9 @@ public enum TCPListener {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
-        guard bound == 0, Glibc.listen(fd, backlog) == 0 else {
+        guard bound == 0, CLinux.listen(fd, backlog) == 0 else {
             let error = SystemError.last("bind \(endpoint)")
-            Glibc.close(fd)
+            CLinux.close(fd)
             throw error
         }
         _ = withUnsafeMutablePointer(to: &address) {

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// A terminal's settings saved before the console changes them, to be put back when it ends: a
 /// terminal left in raw mode is unusable to the person who gets it back.
@@ -33,7 +31,7 @@ public struct TerminalMode {
     /// The terminal's width in columns, when it knows it (a serial line does not).
     public static func columns(of fd: Int32) -> Int? {
         var size = winsize()
-        let result = withUnsafeMutablePointer(to: &size) { ioctl(fd, UInt(TIOCGWINSZ), $0) }
+        let result = withUnsafeMutablePointer(to: &size) { enb_ioctl_pointer(fd, UInt(TIOCGWINSZ), $0) }
         guard result == 0, size.ws_col > 0 else { return nil }
         return Int(size.ws_col)
     }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// Reads a small text file whole (the config file, board profiles, the files configuration names, key and
 /// state files) without ever blocking the loop on a wrong path.
@@ -40,8 +38,8 @@ public enum TextFile {
             close(fd)
             throw .system(error)
         }
-        let kind = status.st_mode & S_IFMT
-        guard kind == S_IFREG else {
+        let kind = FileType.of(status)
+        guard kind == FileType.regular else {
             close(fd)
             throw .notRegular(path: path, kind: TextFileError.name(ofFileType: kind))
         }

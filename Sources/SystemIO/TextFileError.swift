@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// Why `TextFile` did not read a file.
 public enum TextFileError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -36,11 +34,11 @@ public enum TextFileError: Error, Hashable, Sendable, CustomStringConvertible {
 
     static func name(ofFileType kind: mode_t) -> String {
         switch kind {
-        case S_IFIFO: "a FIFO"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFDIR: "a directory"
-        case S_IFSOCK: "a socket"
+        case FileType.fifo: "a FIFO"
+        case FileType.characterDevice: "a character device"
+        case FileType.blockDevice: "a block device"
+        case FileType.directory: "a directory"
+        case FileType.socket: "a socket"
         default: "of an unknown type"
         }
     }

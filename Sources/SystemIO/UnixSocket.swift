@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// A unix stream socket at a path: the console server's listening end and `enbeacon ctl`'s client end.
 public enum UnixSocket {
@@ -15,7 +13,7 @@ public enum UnixSocket {
     public static func listen(at path: String, backlog: Int32 = 16) throws(ListenFailure) -> Int32 {
         var status = stat()
         if lstat(path, &status) == 0 {
-            guard status.st_mode & S_IFMT == S_IFSOCK else {
+            guard FileType.of(status) == FileType.socket else {
                 throw ListenFailure("\(path) exists and is not a socket: move it away")
             }
             if let fd = try? connect(to: path) {
@@ -40,7 +38,7 @@ public enum UnixSocket {
             close(fd)
             throw failure("cannot create \(path)", code: bindError)
         }
-        guard chmod(path, 0o600) == 0, Glibc.listen(fd, backlog) == 0 else {
+        guard chmod(path, 0o600) == 0, CLinux.listen(fd, backlog) == 0 else {
             let error = failure("cannot listen on \(path)")
             close(fd)
             unlink(path)
@@ -59,7 +57,7 @@ public enum UnixSocket {
         guard fd >= 0 else { throw .last("socket") }
         if let timeout { setTimeout(.sending, timeout, on: fd) }
         while true {
-            guard let result = withAddress(path, { Glibc.connect(fd, $0, $1) }) else {
+            guard let result = withAddress(path, { CLinux.connect(fd, $0, $1) }) else {
                 close(fd)
                 throw SystemError(call: "connect", code: ENAMETOOLONG)
             }
