@@ -45,7 +45,7 @@ let package = Package(
         // network services (key download: Agent/KeyDownload; key share: Agent/KeyShare; both made by the agent
         // from the client `attach(network:)` hands it), configuration, and the control interface the console
         // goes through.
-        .target(name: "Agent", dependencies: ["ENCore", "EventLoop", "HCI", "Network", "Store", "SystemIO", "CLinux"],
+        .target(name: "Agent", dependencies: ["ENCore", "EventLoop", "HCI", "Network", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
         // The REPL (terminal, serial line, pipe), the unix socket for `enbeacon ctl`, and the commands.
         .target(name: "Console", dependencies: ["Agent", "ENCore", "EventLoop", "HCI", "SystemIO"],
@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Simulation", "enbeacon-store-writer"]),
         .testTarget(name: "NetworkTests", dependencies: ["TestSupport", "Network", "EventLoop"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport", "Agent", "Network", "Store", "Console", "Metrics",
-                                                       "Simulation"]),
+                                                       "Simulation", "SystemIO"]),
         .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "Console", "Simulation", "SystemIO"]),
         .testTarget(name: "MetricsTests", dependencies: ["TestSupport", "Metrics", "Console", "Simulation"]),
         .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "Simulation", "Console"]),

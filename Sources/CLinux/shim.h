@@ -12,6 +12,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <sys/un.h>
 #include <termios.h>
 #include <time.h>
@@ -37,6 +39,9 @@ static inline int enb_ioctl_value(int fd, unsigned long request, int value) { re
 static inline int enb_ioctl_pointer(int fd, unsigned long request, void *argument) {
     return ioctl(fd, request, argument);
 }
+
+// The process's environment, for a spawned child: unistd.h declares `environ` only under _GNU_SOURCE.
+static inline char **enb_environment(void) { extern char **environ; return environ; }
 
 // SIG_IGN is a cast of 1 to a function pointer, which Swift does not import from a macro.
 static inline void enb_ignore_signal(int signal_number) { signal(signal_number, SIG_IGN); }

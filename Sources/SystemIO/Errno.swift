@@ -17,6 +17,8 @@ public enum Errno {
     public static let accessDenied = EACCES
     public static let noDevice = ENODEV
     public static let noEntry = ENOENT
+    /// An ioctl the device does not know (a tty asked for GPIO chip info).
+    public static let notATerminalOrDevice = ENOTTY
     public static let addressFamilyNotSupported = EAFNOSUPPORT
     /// Linux's ERFKILL: the radio is blocked by rfkill.
     public static let rfkilled: Int32 = 132

@@ -4,7 +4,7 @@ import CLinux
 /// connected, and stderr is that stream (not a pipe a child redirected it to).
 public enum JournalStream {
     public static var isStandardError: Bool {
-        guard let value = getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
+        guard let value = Posix.environment("JOURNAL_STREAM") else { return false }
         let parts = value.split(separator: ":")
         var status = stat()
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]), fstat(2, &status) == 0 else {

@@ -15,6 +15,13 @@ public enum KernelClock {
         guard clock_settime(CLOCK_REALTIME, &time) == 0 else { throw .last("clock_settime") }
     }
 
+    /// Whether the kernel's NTP state (adjtimex, read-only) says the wall clock is synchronised.
+    public static func kernelSaysSynchronised() -> Bool {
+        var unsynchronised: Int32 = 1
+        let state = enb_clock_sync_state(&unsynchronised)
+        return state >= 0 && state != TIME_ERROR && unsynchronised == 0
+    }
+
     private static func read(_ clock: clockid_t) -> Int64 {
         var time = timespec()
         // Cannot fail for these clock ids with a valid pointer.

@@ -61,11 +61,24 @@ public enum Posix {
     /// Whether `fd` is a terminal.
     public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 
+    /// Whether `fd` is a pipe or a socket (a script's stdin), as against /dev/null or a regular file.
+    public static func isPipeOrSocket(_ fd: Int32) -> Bool {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return false }
+        return FileType.of(status) == FileType.fifo || FileType.of(status) == FileType.socket
+    }
+
+    /// Whether anything exists at `path` (a marker file: its content does not matter).
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
     /// Removes the name `path` (best effort: a file already gone is no failure).
     public static func removeName(_ path: String) { _ = unlink(path) }
 
     /// This process's ID.
     public static var processID: Int32 { getpid() }
+
+    /// The value of the environment variable `name`, nil when it is not set.
+    public static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
     /// Writes all of `bytes` at `offset` (pwrite, so the file position never matters).
     public static func write(_ bytes: [UInt8], to fd: Int32, at offset: Int, path: String) throws(SystemError) {

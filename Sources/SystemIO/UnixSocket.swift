@@ -73,6 +73,15 @@ public enum UnixSocket {
     public enum Direction: Sendable { case sending, receiving }
 
     /// SO_SNDTIMEO or SO_RCVTIMEO on a blocking socket; zero waits for ever.
+    /// Two connected stream sockets (close-on-exec): a child's stdin, fed by the loop without SIGPIPE.
+    public static func pair() throws(SystemError) -> (Int32, Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw .last("socketpair")
+        }
+        return (ends[0], ends[1])
+    }
+
     public static func setTimeout(_ direction: Direction, _ timeout: Duration, on fd: Int32) {
         let (seconds, attoseconds) = timeout.components
         var value = timeval()

@@ -1,6 +1,7 @@
 import Agent
 import EventLoop
 import Glibc
+import SystemIO
 import Testing
 
 /// The systemd notification protocol, piece by piece (the whole agent under a NOTIFY_SOCKET is in

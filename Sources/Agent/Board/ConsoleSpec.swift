@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// Where the REPL runs, as given to `enbeacon run --console stdin|none|DEVICE[,BAUD]`.
 public enum ConsoleSpec: Hashable, Sendable, CustomStringConvertible {
@@ -16,11 +14,7 @@ public enum ConsoleSpec: Hashable, Sendable, CustomStringConvertible {
     /// The default: the agent's stdin when it is a terminal or a pipe, otherwise (/dev/null under
     /// systemd, a regular file) no REPL.
     public static var automatic: ConsoleSpec {
-        if isatty(0) == 1 { return .standardInput }
-        var status = stat()
-        guard fstat(0, &status) == 0 else { return .none }
-        let kind = status.st_mode & S_IFMT
-        return kind == S_IFIFO || kind == S_IFSOCK ? .standardInput : .none
+        Posix.isTerminal(0) || Posix.isPipeOrSocket(0) ? .standardInput : .none
     }
 
     /// Why a console setting does not parse, in words for a person.

@@ -1,7 +1,4 @@
-import CLinux
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// Asks the system whether the wall clock is synchronised. A protocol because tests and simulations
 /// decide this themselves; the machines that run CI report "unsynchronised", like a Pi off the network.
@@ -17,10 +14,7 @@ public struct SystemClockSyncProbe: ClockSyncProbe {
     public init() {}
 
     public func unsynchronisedReason() -> String? {
-        var unsynchronised: Int32 = 1
-        let state = enb_clock_sync_state(&unsynchronised)
-        if state >= 0 && state != TIME_ERROR && unsynchronised == 0 { return nil }
-        if access(Self.timesyncdMarker, F_OK) == 0 { return nil }
+        if KernelClock.kernelSaysSynchronised() || Posix.exists(Self.timesyncdMarker) { return nil }
         return "the kernel reports the clock unsynchronised (no NTP yet) and systemd-timesyncd has not synchronised it"
     }
 }

@@ -1,8 +1,5 @@
 import Store
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The config file given with `--config`: read at start, written back atomically (0600) when a key changes.
 ///

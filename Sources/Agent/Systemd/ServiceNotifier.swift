@@ -1,7 +1,5 @@
 import EventLoop
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// Tells systemd how the agent is, from the event loop: `READY=1` once the status first says ready,
 /// `STATUS=` whenever its line changes, and `WATCHDOG=1` every quarter of `WATCHDOG_USEC`. The pings
@@ -30,8 +28,8 @@ public final class ServiceNotifier {
     /// A notifier when systemd started the agent (`NOTIFY_SOCKET`), else nil.
     public static func fromEnvironment(loop: any EventLoop, status: @escaping () -> ServiceStatus) -> ServiceNotifier? {
         guard let socket = SystemdNotifySocket.fromEnvironment() else { return nil }
-        let interval = watchdogInterval(microseconds: environment("WATCHDOG_USEC"), pid: environment("WATCHDOG_PID"),
-                                        ownPID: Int(getpid()))
+        let interval = watchdogInterval(microseconds: Posix.environment("WATCHDOG_USEC"), pid: Posix.environment("WATCHDOG_PID"),
+                                        ownPID: Int(Posix.processID))
         return ServiceNotifier(loop: loop, socket: socket, watchdogInterval: interval, status: status)
     }
 
@@ -73,5 +71,4 @@ public final class ServiceNotifier {
         timer = loop.schedule(after: interval) { [weak self] in self?.tick() }
     }
 
-    private static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 }

@@ -1,7 +1,4 @@
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Why a GPIO line could not be had, in words that say what to do.
 public enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -37,9 +34,10 @@ public enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// The error for a failed open or ioctl on `path`.
     static func from(_ error: SystemError, path: String) -> GPIOError {
-        if error.code == EACCES || error.code == EPERM { return .permissionDenied(path) }
+        if error.code == Errno.accessDenied || error.code == Errno.notPermitted { return .permissionDenied(path) }
         // A device that does not know the chip-info ioctl (a tty, /dev/null) is not a GPIO chip.
-        if error.call == "GPIO_GET_CHIPINFO_IOCTL" && (error.code == ENOTTY || error.code == EINVAL) { return .notAChip(path) }
+        if error.call == GPIOCharacterDevice.chipInfoCall
+            && (error.code == Errno.notATerminalOrDevice || error.code == Errno.invalidArgument) { return .notAChip(path) }
         return .system(error)
     }
 }

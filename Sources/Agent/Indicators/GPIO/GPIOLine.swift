@@ -1,9 +1,5 @@
-import CLinux
 import EventLoop
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A line found and requested: where it is, in words (`gpiochip0:17 (GPIO17)`), and its descriptor.
 struct GPIORequestedLine {
@@ -38,7 +34,7 @@ struct GPIORequestedLine {
         let isPath = chip.hasPrefix("/")
         if isPath || chip.hasPrefix("gpiochip") && Int(chip.dropFirst("gpiochip".count)) != nil {
             do { return try GPIOChip(path: isPath ? chip : "/dev/" + chip) } catch {
-                if case .system(let e) = error, e.code == ENOENT { throw .noSuchChip(chip, chips: GPIOChip.inventory()) }
+                if case .system(let e) = error, e.code == Errno.noEntry { throw .noSuchChip(chip, chips: GPIOChip.inventory()) }
                 throw error
             }
         }
@@ -81,12 +77,12 @@ final class GPIOOutputLine: IndicatorOutput {
 
     func set(_ on: Bool) throws(SystemError) {
         guard fd >= 0 else { return }
-        guard enb_gpio_set_value(fd, on ? 1 : 0) == 0 else { throw .last("GPIO_V2_LINE_SET_VALUES_IOCTL", location) }
+        try GPIOCharacterDevice.setValue(fd, active: on, location: location)
     }
 
     func release() {
         guard fd >= 0 else { return }
-        close(fd)
+        DescriptorIO.close(fd)
         fd = -1
     }
 }
@@ -118,15 +114,10 @@ final class GPIOButtonLine: IndicatorButton {
     /// Reads every queued edge event. The kernel stamps each with CLOCK_MONOTONIC, the loop's clock, so a
     /// press's length does not depend on how soon the loop came round to read it.
     private func readEvents(_ edge: (Bool, MonotonicInstant) -> Void) {
-        var events = [gpio_v2_line_event](repeating: gpio_v2_line_event(), count: 16)
-        let size = MemoryLayout<gpio_v2_line_event>.stride
-        let outcome = events.withUnsafeMutableBytes { DescriptorIO.read(fd, into: $0) }
+        let (edges, outcome) = GPIOCharacterDevice.readEdges(fd)
         switch outcome {
-        case .transferred(let count):
-            for event in events.prefix(count / size) {
-                let pressed = event.id == UInt32(GPIO_V2_LINE_EVENT_RISING_EDGE.rawValue)
-                edge(pressed, MonotonicInstant(nanoseconds: Int64(bitPattern: event.timestamp_ns)))
-            }
+        case .transferred:
+            for event in edges { edge(event.isRising, MonotonicInstant(nanoseconds: event.monotonicNanoseconds)) }
         case .wouldBlock: break
         case .endOfFile: giveUp("end of file")
         case .failed(let code): giveUp(SystemError(call: "read", code: code).reason)
@@ -147,7 +138,7 @@ final class GPIOButtonLine: IndicatorButton {
     func release() {
         stopWatching()
         guard fd >= 0 else { return }
-        close(fd)
+        DescriptorIO.close(fd)
         fd = -1
     }
 }

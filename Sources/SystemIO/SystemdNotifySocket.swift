@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CLinux
 
 /// The datagram socket systemd hands a `Type=notify` service in `$NOTIFY_SOCKET`: each datagram is a few
 /// newline-separated `KEY=VALUE` assignments (sd_notify(3)'s protocol, spoken here without libsystemd).
@@ -31,7 +29,7 @@ public final class SystemdNotifySocket {
 
     /// The socket systemd named in `NOTIFY_SOCKET`, or nil when the agent was not started by systemd.
     public static func fromEnvironment() -> SystemdNotifySocket? {
-        getenv("NOTIFY_SOCKET").flatMap { SystemdNotifySocket(path: String(cString: $0)) }
+        Posix.environment("NOTIFY_SOCKET").flatMap { SystemdNotifySocket(path: $0) }
     }
 
     /// Sends one datagram; false when it could not be sent.
