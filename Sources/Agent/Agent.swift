@@ -172,7 +172,7 @@ public final class Agent {
 
     public func start() {
         clock.start()
-        driver.start()
+        radio.start()
         housekeeping.start()
         // Key download needs the date (embargo, 14-day window), not the radio.
         if clock.isTrusted { keyDownload?.start() }
@@ -187,7 +187,7 @@ public final class Agent {
         clock.stop()
         advertiser.stop()
         scanner.stop()
-        driver.stop()
+        radio.stop()
         housekeeping.stop()
         lock.release()
     }

@@ -43,6 +43,13 @@ static inline int enb_ioctl_pointer(int fd, unsigned long request, void *argumen
 // The process's environment, for a spawned child: unistd.h declares `environ` only under _GNU_SOURCE.
 static inline char **enb_environment(void) { extern char **environ; return environ; }
 
+// SO_SNDTIMEO and SO_RCVTIMEO choose, by sizeof(time_t), between the old option and the one with 64-bit
+// times on 32-bit ARM: an expression Swift does not import. Nonzero `sending` sets the send timeout.
+static inline int enb_set_socket_timeout(int fd, int sending, long long seconds, long microseconds) {
+    struct timeval value = { .tv_sec = seconds, .tv_usec = microseconds };
+    return setsockopt(fd, SOL_SOCKET, sending ? SO_SNDTIMEO : SO_RCVTIMEO, &value, sizeof value);
+}
+
 // SIG_IGN is a cast of 1 to a function pointer, which Swift does not import from a macro.
 static inline void enb_ignore_signal(int signal_number) { signal(signal_number, SIG_IGN); }
 

@@ -84,11 +84,7 @@ public enum UnixSocket {
 
     public static func setTimeout(_ direction: Direction, _ timeout: Duration, on fd: Int32) {
         let (seconds, attoseconds) = timeout.components
-        var value = timeval()
-        value.tv_sec = .init(seconds)
-        value.tv_usec = .init(attoseconds / 1_000_000_000_000)
-        let option = direction == .sending ? SO_SNDTIMEO : SO_RCVTIMEO
-        setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
+        _ = enb_set_socket_timeout(fd, direction == .sending ? 1 : 0, seconds, Int(attoseconds / 1_000_000_000_000))
     }
 
     /// Calls `body` with `path` as a socket address; nil when the path does not fit.

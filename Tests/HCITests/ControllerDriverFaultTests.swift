@@ -352,7 +352,7 @@ struct ControllerDriverFaultTests {
         }
         h.rotate()
         h.gaen.scanning = true
-        h.driver.start()
+        h.gaen.start()
         try #require(h.run(until: { h.controllerMatchesGoal }, within: recoveryBudget) != nil)
         #expect(h.tap.links.count == 2)
         #expect(h.driver.counters.commandsRejected == 1)
@@ -436,7 +436,7 @@ struct ControllerDriverFaultTests {
             return [H4Packet(.commandComplete(CommandComplete(numCommandPackets: 0, opcode: c.opcode,
                                                               returnParameters: c.returnParameters)))]
         }
-        h.driver.start()
+        h.gaen.start()
         try #require(h.run(until: { h.driver.phase == .ready }, within: .seconds(3)) != nil)
         let withheld = try #require(withheldAt)
         let next = try #require(h.tap.hostSent.first { $0.time > withheld }?.time)

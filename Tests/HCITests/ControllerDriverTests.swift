@@ -113,7 +113,7 @@ final class DriverHarness {
 
     /// Starts the driver and lets the initialisation finish.
     func startAndWaitUntilReady(sourceLocation: SourceLocation = #_sourceLocation) {
-        driver.start()
+        gaen.start()
         let took = run(until: { self.driver.phase == .ready }, within: .seconds(1))
         #expect(took != nil, "the driver did not become ready", sourceLocation: sourceLocation)
     }
@@ -234,7 +234,7 @@ struct ControllerDriverTests {
         h.driver.onGoalReached = { reached += 1 }
         let payload = h.rotate()
         h.gaen.scanning = true
-        h.driver.start()
+        h.gaen.start()
         #expect(h.run(until: { h.controllerMatchesGoal }, within: .seconds(1)) != nil)
         #expect(h.gaen.broadcasting == payload)
         #expect(h.controller.state.advertisingData == payload.encoded())

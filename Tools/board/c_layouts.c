@@ -6,6 +6,8 @@
 #include <sys/types.h>
 #include <openssl/params.h>
 #include <zlib.h>
+// SystemIO's: the same map the Swift side reads (Sources/CLinux/shim.h), so both see one set of headers.
+#include "../../Sources/CLinux/shim.h"
 
 #include "c_layouts.h"
 
@@ -25,6 +27,17 @@ static const struct {
     OFFSET(OSSL_PARAM, key), OFFSET(OSSL_PARAM, data_type), OFFSET(OSSL_PARAM, data),
     OFFSET(OSSL_PARAM, data_size), OFFSET(OSSL_PARAM, return_size),
     LAYOUT(off_t),
+    // What SystemIO hands the kernel and libc.
+    LAYOUT(time_t), LAYOUT(struct timespec), OFFSET(struct timespec, tv_nsec),
+    LAYOUT(struct stat), OFFSET(struct stat, st_mode), OFFSET(struct stat, st_size),
+    LAYOUT(struct statvfs), OFFSET(struct statvfs, f_bsize), OFFSET(struct statvfs, f_bavail),
+    LAYOUT(struct pollfd), LAYOUT(struct sockaddr_un), LAYOUT(struct sockaddr_in), LAYOUT(struct addrinfo),
+    OFFSET(struct addrinfo, ai_addr), OFFSET(struct addrinfo, ai_next),
+    LAYOUT(struct termios), OFFSET(struct termios, c_lflag), OFFSET(struct termios, c_cc),
+    LAYOUT(struct winsize), LAYOUT(struct signalfd_siginfo), LAYOUT(sigset_t),
+    OFFSET(struct dirent, d_name),
+    LAYOUT(struct gpiochip_info), LAYOUT(struct gpio_v2_line_info), LAYOUT(struct gpio_v2_line_event),
+    OFFSET(struct gpio_v2_line_event, timestamp_ns), OFFSET(struct gpio_v2_line_event, id),
 };
 
 int board_c_layout_count(void) { return (int)(sizeof layouts / sizeof layouts[0]); }

@@ -75,8 +75,8 @@ final class CommandQueue {
             // A controller that said "no more commands" and never sent the event that lifts it would stall
             // the host for good; after a timeout, assume one credit.
             if creditTimer == nil {
-                creditTimer = loop.schedule(after: timeout) { [weak self] in
-                    guard let self else { return }
+                // The loop holds the queue until the timer fires or `reset` cancels it.
+                creditTimer = loop.schedule(after: timeout) { [self] in
                     creditTimer = nil
                     onCreditAssumed()
                     credits = 1
@@ -90,8 +90,7 @@ final class CommandQueue {
         let next = waiting.removeFirst()
         inFlight = next
         credits -= 1
-        inFlightTimer = loop.schedule(after: timeout) { [weak self] in
-            guard let self else { return }
+        inFlightTimer = loop.schedule(after: timeout) { [self] in
             inFlightTimer = nil
             reset()
             onTimeout(next.packet.opcode)

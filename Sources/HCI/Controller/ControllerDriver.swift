@@ -65,18 +65,21 @@ public final class ControllerDriver {
         self.makeTransport = makeTransport
         reconnectDelay = settings.reconnectInitialDelay
         commands = CommandQueue(loop: loop, timeout: settings.commandTimeout)
-        commands.transmit = { [unowned self] packet in
-            counters.commandsSent += 1
-            transport?.send(.command(packet.encoded()))
-        }
-        commands.onTimeout = { [unowned self] opcode in commandTimedOut(opcode) }
         commands.onCreditAssumed = { [log, timeout = settings.commandTimeout] in
             log.warn("controller granted no command credit for \(timeout): assuming one")
         }
     }
 
+    /// Connects and initialises the controller. From here until `stop` the command queue, the transport and
+    /// the loop's timers hold the driver (strongly: the board build has no weak references); `stop` cancels
+    /// and unhooks all of them, so a stopped driver is held by its owners alone.
     public func start() {
         guard phase == .stopped else { return }
+        commands.transmit = { packet in
+            self.counters.commandsSent += 1
+            self.transport?.send(.command(packet.encoded()))
+        }
+        commands.onTimeout = { opcode in self.commandTimedOut(opcode) }
         connect()
     }
 
@@ -85,6 +88,8 @@ public final class ControllerDriver {
         if let reconnectTimer { loop.cancel(reconnectTimer) }
         reconnectTimer = nil
         phase = .stopped
+        commands.transmit = { _ in }
+        commands.onTimeout = { _ in }
     }
 
     /// Calls `done(true)` once the controller's state equals the goal, or `done(false)` after `timeout` or at
@@ -219,7 +224,7 @@ public final class ControllerDriver {
     /// Runs `steps` in order, each starting when the one before calls its continuation, then `done`.
     private func run(_ steps: ArraySlice<(@escaping () -> Void) -> Void>, then done: @escaping () -> Void) {
         guard let first = steps.first else { return done() }
-        first { [unowned self] in run(steps.dropFirst(), then: done) }
+        first { self.run(steps.dropFirst(), then: done) }
     }
 
     // MARK: radio state
@@ -240,10 +245,10 @@ public final class ControllerDriver {
         }
         stepInFlight = true
         // A refused step never gets here: send() started recovery, which dropped the queue.
-        let done: (StatusReturn?) -> Void = { [unowned self] _ in
-            stepInFlight = false
-            state = step.applied(to: state)
-            reconcile()
+        let done: (StatusReturn?) -> Void = { _ in
+            self.stepInFlight = false
+            self.state = step.applied(to: self.state)
+            self.reconcile()
         }
         switch step {
         case .disableScanning: send(LESetScanEnableCommand(isEnabled: false), essential: true, then: done)
@@ -273,11 +278,12 @@ public final class ControllerDriver {
     /// controller state away: the host's model no longer matches the controller's, so it starts over.
     private func send<C: HCICommand>(_ command: C, essential: Bool = false,
                                      then: @escaping (C.ReturnParameters?) -> Void) {
-        commands.enqueue(command.packet) { [unowned self] complete in
-            consecutiveTimeouts = 0
-            let result = decode(complete, for: C.self)
+        // Held by the queue until answered; a reset or `stop` drops it unanswered.
+        commands.enqueue(command.packet) { complete in
+            self.consecutiveTimeouts = 0
+            let result = self.decode(complete, for: C.self)
             if result == nil && essential {
-                recoverFromRejection(C.opcode)
+                self.recoverFromRejection(C.opcode)
                 return
             }
             then(result)

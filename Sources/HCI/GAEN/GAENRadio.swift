@@ -20,7 +20,20 @@ public final class GAENRadio {
 
     public init(driver: ControllerDriver) {
         self.driver = driver
-        driver.onAdvertisement = { [weak self] advertisement, time in self?.heard(advertisement, at: time) }
+    }
+
+    /// Starts the driver with this radio listening to what its scans hear. The driver holds the radio from
+    /// here until `stop`, which lets it go: no weak reference, so the board build (Embedded Swift, which has
+    /// none) shares the code, and nothing outlives a stopped radio.
+    public func start() {
+        driver.onAdvertisement = { advertisement, time in self.heard(advertisement, at: time) }
+        driver.start()
+    }
+
+    /// Stops the driver (the link closes, nothing more is sent) and lets go of the radio.
+    public func stop() {
+        driver.stop()
+        driver.onAdvertisement = { _, _ in }
     }
 
     /// Puts `payload` on air under `address` (a non-resolvable private address).

@@ -56,7 +56,7 @@ extension BDAddress: LosslessStringConvertible {
         var value: UInt64 = 0
         for part in parts {
             // UInt8(_:radix:) alone would also take "+A"; only two hex digits make a byte here.
-            guard part.utf8.count == 2, part.utf8.allSatisfy(\.isHexDigit), let byte = UInt8(part, radix: 16) else {
+            guard part.utf8.count == 2, part.utf8.allSatisfy({ $0.isHexDigit }), let byte = UInt8(part, radix: 16) else {
                 return nil
             }
             value = value << 8 | UInt64(byte)

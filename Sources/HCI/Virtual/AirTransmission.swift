@@ -15,4 +15,7 @@ protocol RadioAdvertiser: AnyObject {
     var position: RadioPosition { get }
     /// What goes out at the next advertising event; nil while not advertising (or advertising nothing).
     var transmission: AirTransmission? { get }
+    /// Which advertiser this is, for the radio's schedule. A requirement, not `ObjectIdentifier(advertiser)`
+    /// at the call site: Embedded Swift cannot pass an existential to that generic initialiser.
+    var identity: ObjectIdentifier { get }
 }

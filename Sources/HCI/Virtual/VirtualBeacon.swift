@@ -21,7 +21,8 @@ public final class VirtualBeacon: RadioAdvertiser {
     public var txPower: Int8
     public var position: RadioPosition
 
-    weak var radio: VirtualRadio?
+    /// The radio it is on; `VirtualRadio.remove` (or `removeAll`) lets go of it.
+    var radio: VirtualRadio?
 
     init(
         address: BDAddress, addressType: AddressType, data: [UInt8], interval: Duration, txPower: Int8,
@@ -36,6 +37,8 @@ public final class VirtualBeacon: RadioAdvertiser {
         self.radio = radio
         isAdvertising = true
     }
+
+    var identity: ObjectIdentifier { ObjectIdentifier(self) }
 
     var transmission: AirTransmission? {
         guard isAdvertising, !data.isEmpty else { return nil }

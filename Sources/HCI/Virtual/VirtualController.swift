@@ -47,7 +47,8 @@ public final class VirtualController: RadioAdvertiser {
     /// Advertising report events delivered to the host (an advertisement reported twice counts twice).
     public private(set) var deliveredReportCount = 0
 
-    weak var radio: VirtualRadio?
+    /// The radio it is on; `VirtualRadio.remove` (or `removeAll`) lets go of it.
+    var radio: VirtualRadio?
     private var link: VirtualHostLink?
     private var commandsInFlight = 0
     /// Bumped by a power cycle, so that commands received before it are forgotten, not executed.
@@ -97,8 +98,8 @@ public final class VirtualController: RadioAdvertiser {
         if commandsInFlight > 0 { flowControlOverrunCount += 1 }
         commandsInFlight += 1
         let epoch = powerEpoch
-        loop.schedule(after: configuration.commandLatency) { [weak self] in
-            guard let self, epoch == self.powerEpoch else { return }
+        loop.schedule(after: configuration.commandLatency) { [self] in
+            guard epoch == self.powerEpoch else { return }
             self.commandsInFlight -= 1
             self.execute(bytes)
         }
@@ -156,6 +157,8 @@ public final class VirtualController: RadioAdvertiser {
 
     /// What this controller puts on the air: only while advertising is enabled with data. The
     /// interval is Advertising_Interval_Min, the choice most controllers make.
+    var identity: ObjectIdentifier { ObjectIdentifier(self) }
+
     var transmission: AirTransmission? {
         guard state.isAdvertising, !state.advertisingData.isEmpty,
             let (address, addressType) = state.ownAddress(
@@ -225,8 +228,7 @@ public final class VirtualController: RadioAdvertiser {
     /// Sends a Hardware Error event after the command latency, if the event mask allows it (it does
     /// by default; the bit is among those Reset restores).
     public func sendHardwareError(code: UInt8) {
-        loop.schedule(after: configuration.commandLatency) { [weak self] in
-            guard let self else { return }
+        loop.schedule(after: configuration.commandLatency) { [self] in
             guard self.state.eventMask.contains(.hardwareError) else {
                 self.maskedEventCount += 1
                 return

@@ -1,10 +1,14 @@
+import EventLoop
+
 /// The host's end of the in-process link to a `VirtualController`: what `makeHostTransport()` returns.
 ///
 /// Each link lives once. When it fails (the controller dropped it, or a newer link replaced it) or the
 /// host stops it, it is dead for good; a host that wants to reconnect asks the controller for a new one,
 /// as it would reopen a socket or a serial port.
+///
+/// A live link and its controller hold each other; closing the link, from either side, lets go of the controller.
 final class VirtualHostLink: HCITransport {
-    private weak var controller: VirtualController?
+    private var controller: VirtualController?
     private var onPacket: ((H4Packet) -> Void)?
     private var onFailure: ((TransportError) -> Void)?
     private var isStarted = false
@@ -24,8 +28,8 @@ final class VirtualHostLink: HCITransport {
         if let error = pendingFailure {
             pendingFailure = nil
             // The transport contract: callbacks come from the loop, never from inside start().
-            controller?.loop.schedule(after: .zero) { [weak self] in
-                guard let self, !self.stoppedByHost else { return }
+            controller?.loop.schedule(after: .zero) { [self] in
+                guard !stoppedByHost else { return }
                 onFailure(error)
             }
             return
@@ -42,6 +46,7 @@ final class VirtualHostLink: HCITransport {
     func stop() {
         stoppedByHost = true
         guard !isClosed else { return }
+        let controller = controller
         close()
         controller?.linkClosed(self)
     }
@@ -69,5 +74,6 @@ final class VirtualHostLink: HCITransport {
         isClosed = true
         onPacket = nil
         onFailure = nil
+        controller = nil
     }
 }

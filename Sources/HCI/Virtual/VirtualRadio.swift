@@ -12,6 +12,10 @@ import EventLoop
 /// phase of its interval, as if it had been advertising all along.
 ///
 /// Deterministic: all chance (phases, delays, noise) comes from one generator seeded at creation.
+///
+/// The radio and its members hold each other, and the loop holds the radio while an advertising event is
+/// pending (no weak references: the board build has none). `remove` lets a member go; `removeAll` ends the
+/// whole simulated air, after which the radio holds nothing and nothing holds it but its owners.
 public final class VirtualRadio {
     public let loop: any EventLoop
     public var pathLoss: PathLossModel
@@ -88,6 +92,12 @@ public final class VirtualRadio {
         advertisersChanged()
     }
 
+    /// Takes everyone off the air and cancels every pending event.
+    public func removeAll() {
+        for controller in controllers { remove(controller) }
+        for beacon in beacons { remove(beacon) }
+    }
+
     // MARK: Scheduling
 
     /// Whether any controller is scanning: the condition for simulating advertising events at all.
@@ -97,9 +107,10 @@ public final class VirtualRadio {
     /// state may have changed. Advertisers already scheduled keep their timing.
     func advertisersChanged() {
         let listening = isAnyoneScanning
-        let advertisers: [any RadioAdvertiser] = controllers + beacons
+        // Mapped one by one: Embedded Swift has no dynamic casts, which `controllers + beacons` as one array needs.
+        let advertisers = controllers.map { $0 as any RadioAdvertiser } + beacons.map { $0 as any RadioAdvertiser }
         for advertiser in advertisers {
-            let id = ObjectIdentifier(advertiser)
+            let id = advertiser.identity
             if listening, let transmission = advertiser.transmission {
                 if nextEvents[id] == nil {
                     scheduleEvent(of: advertiser, after: random.duration(below: transmission.interval))
@@ -111,16 +122,15 @@ public final class VirtualRadio {
     }
 
     private func scheduleEvent(of advertiser: any RadioAdvertiser, after delay: Duration) {
-        let id = ObjectIdentifier(advertiser)
-        nextEvents[id] = loop.schedule(after: delay) { [weak self, weak advertiser] in
-            guard let self else { return }
-            self.nextEvents[id] = nil
-            if let advertiser { self.advertisingEvent(of: advertiser) }
+        let id = advertiser.identity
+        nextEvents[id] = loop.schedule(after: delay) { [self] in
+            nextEvents[id] = nil
+            advertisingEvent(of: advertiser)
         }
     }
 
     private func cancelEvent(of advertiser: any RadioAdvertiser) {
-        if let handle = nextEvents.removeValue(forKey: ObjectIdentifier(advertiser)) { loop.cancel(handle) }
+        if let handle = nextEvents.removeValue(forKey: advertiser.identity) { loop.cancel(handle) }
     }
 
     /// One advertising event: everyone listening in range hears it; then the next one is due.

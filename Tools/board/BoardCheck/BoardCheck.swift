@@ -21,11 +21,13 @@ func boardCheckMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     let fixtures = FixtureCheck.run(fixturesDirectory: arguments[2])
     let widths = WidthCheck.run()
     let layouts = LayoutCheck.run()
-    for failure in vectors.failures + fixtures.failures + widths.failures + layouts.failures {
+    let store = StoreCheck.run()
+    for failure in vectors.failures + fixtures.failures + widths.failures + layouts.failures + store.failures {
         print("FAIL \(failure)")
     }
     print("\(vectors.passed)/\(vectors.total) vectors, \(fixtures.passed)/\(fixtures.total) fixtures, "
           + "\(widths.passed)/\(widths.total) width checks (Int is \(Int.bitWidth) bits), "
-          + "\(layouts.passed)/\(layouts.total) C layouts as gcc")
-    return vectors.allPassed && fixtures.allPassed && widths.allPassed && layouts.allPassed ? 0 : 1
+          + "\(layouts.passed)/\(layouts.total) C layouts as gcc, \(store.passed)/\(store.total) store checks")
+    let passed = [vectors, fixtures, widths, layouts, store].allSatisfy { $0.allPassed }
+    return passed ? 0 : 1
 }

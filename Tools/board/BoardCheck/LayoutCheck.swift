@@ -1,8 +1,10 @@
 import CBoardLibc
+import CLinux
 import COpenSSL
 import CZlib
 
-/// The C structs ENCore passes to zlib and libcrypto (z_stream, OSSL_PARAM) and off_t, as Swift sees them
+/// The C structs ENCore passes to zlib and libcrypto (z_stream, OSSL_PARAM), off_t, and those SystemIO hands
+/// the kernel and libc (stat, timespec, termios, the GPIO uAPI's, …), as Swift sees them
 /// through the target's headers, against the target gcc's own sizeof, _Alignof and offsetof (c_layouts.c):
 /// struct layouts differ between CPUs, and a clang reading headers for a `none` triple could lay one out
 /// unlike the compiler that built the libraries. One check per figure, by name.
@@ -30,6 +32,7 @@ enum LayoutCheck {
             for (field, at) in offsets { swift["OSSL_PARAM." + field] = at - Int(bitPattern: p) }
         }
         layout(off_t.self, "off_t", into: &swift)
+        systemLayouts(into: &swift)
 
         var tally = Tally()
         for i in 0..<board_c_layout_count() {
@@ -40,6 +43,48 @@ enum LayoutCheck {
         }
         for name in swift.keys.sorted() { tally.check(false, "\(name): not measured by gcc") }
         return tally
+    }
+
+    private static func systemLayouts(into swift: inout [String: Int]) {
+        layout(time_t.self, "time_t", into: &swift)
+        layout(timespec.self, "struct timespec", into: &swift)
+        layout(stat.self, "struct stat", into: &swift)
+        layout(statvfs.self, "struct statvfs", into: &swift)
+        layout(pollfd.self, "struct pollfd", into: &swift)
+        layout(sockaddr_un.self, "struct sockaddr_un", into: &swift)
+        layout(sockaddr_in.self, "struct sockaddr_in", into: &swift)
+        layout(addrinfo.self, "struct addrinfo", into: &swift)
+        layout(termios.self, "struct termios", into: &swift)
+        layout(winsize.self, "struct winsize", into: &swift)
+        layout(signalfd_siginfo.self, "struct signalfd_siginfo", into: &swift)
+        layout(sigset_t.self, "sigset_t", into: &swift)
+        layout(gpiochip_info.self, "struct gpiochip_info", into: &swift)
+        layout(gpio_v2_line_info.self, "struct gpio_v2_line_info", into: &swift)
+        layout(gpio_v2_line_event.self, "struct gpio_v2_line_event", into: &swift)
+        var time = timespec()
+        offsets(of: &time, "struct timespec", into: &swift) { t in [("tv_nsec", address(&t.pointee.tv_nsec))] }
+        var status = stat()
+        offsets(of: &status, "struct stat", into: &swift) { s in [("st_mode", address(&s.pointee.st_mode)), ("st_size", address(&s.pointee.st_size))] }
+        var volume = statvfs()
+        offsets(of: &volume, "struct statvfs", into: &swift) { v in [("f_bsize", address(&v.pointee.f_bsize)), ("f_bavail", address(&v.pointee.f_bavail))] }
+        var info = addrinfo()
+        offsets(of: &info, "struct addrinfo", into: &swift) { a in [("ai_addr", address(&a.pointee.ai_addr)), ("ai_next", address(&a.pointee.ai_next))] }
+        var terminal = termios()
+        offsets(of: &terminal, "struct termios", into: &swift) { t in [("c_lflag", address(&t.pointee.c_lflag)), ("c_cc", address(&t.pointee.c_cc))] }
+        var entry = dirent()
+        offsets(of: &entry, "struct dirent", into: &swift) { d in [("d_name", address(&d.pointee.d_name))] }
+        var event = gpio_v2_line_event()
+        offsets(of: &event, "struct gpio_v2_line_event", into: &swift) { e in
+            [("timestamp_ns", address(&e.pointee.timestamp_ns)), ("id", address(&e.pointee.id))]
+        }
+    }
+
+    /// The offsets of `value`'s fields, by name, from addresses taken in place.
+    private static func offsets<T>(of value: inout T, _ name: String, into figures: inout [String: Int],
+                                   _ fields: (UnsafeMutablePointer<T>) -> [(String, Int)]) {
+        withUnsafeMutablePointer(to: &value) { pointer in
+            for (field, at) in fields(pointer) { figures[name + "." + field] = at - Int(bitPattern: pointer) }
+        }
     }
 
     /// C's sizeof includes the tail padding, which is Swift's stride.

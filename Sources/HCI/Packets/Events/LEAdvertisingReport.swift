@@ -85,7 +85,7 @@ public struct LEAdvertisingReport: Hashable, Sendable {
         ReportList.fits(reports, limit: maximumParameterLength)
     }
 
-    public var advertisements: [ReceivedAdvertisement] { reports.map(\.advertisement) }
+    public var advertisements: [ReceivedAdvertisement] { reports.map { $0.advertisement } }
 
     func encodeParameters(into buffer: inout [UInt8]) { ReportList.encode(reports, into: &buffer) }
 
