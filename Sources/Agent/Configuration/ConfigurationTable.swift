@@ -126,6 +126,8 @@ extension ConfigurationKey {
 
     private static let byName: [String: ConfigurationKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 
-    /// The key called `name`, or nil if the agent has no such key.
-    public static func named(_ name: String) -> ConfigurationKey? { byName[name] }
+    /// The key called `name`, or nil if the agent has no such key: one of the table, or a named key server's.
+    public static func named(_ name: String) -> ConfigurationKey? {
+        byName[name] ?? namedKeyServerSetting(name).map { $0.setting.forKeyServer($0.server) }
+    }
 }
