@@ -94,7 +94,11 @@ public final class Agent {
         self.randomness = randomness
         configuration = settings.configuration
         configurationFile = settings.configurationFile
-        do { keyServerSettings = try KeySyncSettings.all(configuration: settings.configuration) } catch {
+        let riskModel: RiskModel
+        do {
+            keyServerSettings = try KeySyncSettings.all(configuration: settings.configuration)
+            riskModel = try RiskModel(configuration: settings.configuration)
+        } catch {
             throw .configuration(error)
         }
         do { try AtomicFile.makeDirectory(dataDirectory) } catch { throw .dataDirectory(error) }
@@ -122,8 +126,8 @@ public final class Agent {
         exposures = ExposureLog(dataDirectory: dataDirectory, log: log)
         housekeeping = Housekeeping(loop: loop, clock: clock, sightings: sightings, store: store, exposures: exposures,
                                     advertiser: advertiser, interval: settings.flushInterval, log: log)
-        notifier = ExposureNotifier(loop: loop, settings: ExposureNotifier.Settings(configuration: settings.configuration),
-                                    log: log)
+        notifier = ExposureNotifier(loop: loop, settings: ExposureNotifier.Settings(configuration: settings.configuration,
+                                                                                   model: riskModel), log: log)
 
         notifier.onNotified = { [weak self] _ in self?.indicator.refresh() }
 
@@ -247,12 +251,14 @@ public final class Agent {
         try candidate.set(name, to: value)
         candidate.removeOverride(name)
         let keySync = try KeySyncSettings.all(configuration: candidate)
+        let riskModel = try RiskModel(configuration: candidate)
         if let configurationFile {
             candidate = try configurationFile.write(name, value, into: candidate)
             candidate.removeOverride(name)
         }
         let keySyncPrefixes = ["keyserver.", "sync.", "risk.config", "match."]
-        apply(candidate, keySync: keySync, reconfigureKeyDownload: keySyncPrefixes.contains { name.hasPrefix($0) })
+        apply(candidate, keySync: keySync, riskModel: riskModel,
+              reconfigureKeyDownload: keySyncPrefixes.contains { name.hasPrefix($0) })
         if let key = ConfigurationKey.named(name) { logChange(of: key, how: origin) }
     }
 
@@ -276,24 +282,26 @@ public final class Agent {
             try candidate.override("\(name)=\(value)")
         }
         let keySync = try KeySyncSettings.all(configuration: candidate)
+        let riskModel = try RiskModel(configuration: candidate)
         // A named key server's keys count too, also those the file no longer has.
         let keys = candidate.keys
         let changed = (keys + configuration.keys.filter { !keys.contains($0) }).filter { candidate[$0] != configuration[$0] }
         // The key download restarts even when no value changed: the files named may have (a new public key).
-        apply(candidate, keySync: keySync, reconfigureKeyDownload: true)
+        apply(candidate, keySync: keySync, riskModel: riskModel, reconfigureKeyDownload: true)
         for key in changed where key.privilege != nil { logChange(of: key, how: "reloaded from the file") }
         return changed.map(\.name)
     }
 
-    private func apply(_ candidate: Configuration, keySync: [KeySyncSettings], reconfigureKeyDownload: Bool) {
+    private func apply(_ candidate: Configuration, keySync: [KeySyncSettings], riskModel: RiskModel,
+                       reconfigureKeyDownload: Bool) {
         configuration = candidate
         defer { onConfigurationApplied(candidate) }
         keyServerSettings = keySync
         clock.maximumJump = .seconds(60 * candidate.integer(.clockMaximumJumpMinutes))
         let limits = SightingRecorder.Limits(configuration: candidate)
         if limits != sightings.limits { sightings.limits = limits }
-        notifier.settings = ExposureNotifier.Settings(configuration: candidate)
-        // A lower threshold covers exposures already recorded: notify them now, not at the next new one.
+        notifier.settings = ExposureNotifier.Settings(configuration: candidate, model: riskModel)
+        // A lower threshold (or another model) covers exposures already recorded: notify them now, not at the next new one.
         notifier.notifyPending(in: exposures)
         if reconfigureKeyDownload { keyServers?.reconfigure(keySync) }
         keyShare?.reconfigure(KeyShareSettings(configuration: candidate))
@@ -313,10 +321,10 @@ public final class Agent {
         return .notYetConfirmed
     }
 
-    /// Exposures at or above `risk.threshold` whose signal nobody has acknowledged.
+    /// Exposures the risk model finds notifiable whose signal nobody has acknowledged.
     public var exposuresToAcknowledge: [Exposure] {
-        let threshold = notifier.settings.threshold
-        return exposures.exposures.filter { $0.riskScore >= threshold && !exposures.acknowledgedIDs.contains($0.id) }
+        let notifiable = notifier.verdict(on: exposures).notifiable
+        return exposures.exposures.filter { notifiable.contains($0.id) && !exposures.acknowledgedIDs.contains($0.id) }
     }
 
     var indicatorInputs: IndicatorInputs {

@@ -36,7 +36,8 @@ public final class AgentControl {
             scans: agent.scanner.scans, lastScanSecondsAgo: agent.scanner.lastScanStart.map { seconds(now - $0) },
             storage: try? agent.store.usage(), storageError: agent.sightings.lastError,
             deletionHold: agent.clock.deletionHold, keySync: agent.keyDownload?.status,
-            namedKeySyncs: namedKeySyncs, keyShare: agent.keyShare?.status, exposures: agent.exposures.exposures.count, indicator: indicator)
+            namedKeySyncs: namedKeySyncs, keyShare: agent.keyShare?.status, exposures: agent.exposures.exposures.count,
+            riskVerdict: riskVerdict, indicator: indicator)
     }
 
     /// On air as the controller confirmed it, or why not.
@@ -183,6 +184,9 @@ public final class AgentControl {
 
     public var exposures: [Exposure] { agent.exposures.exposures }
 
+    /// What the configured risk model (`risk.model`) makes of the exposures: the one that decides what is notified.
+    public var riskVerdict: ExposureVerdict { agent.notifier.verdict(on: agent.exposures) }
+
     /// The exposures as risk v2 daily summaries, with the configured v2 weights.
     public func dailySummaries() -> [DailySummary] {
         ExposureScoring.dailySummaries(of: agent.exposures.exposures, v2: agent.keySyncSettings.riskV2)
@@ -288,5 +292,7 @@ public struct BadgeStatus: Sendable {
     /// Nil on a badge without a network client.
     public var keyShare: KeyShareStatus?
     public var exposures: Int
+    /// Which risk model decided about them, and what.
+    public var riskVerdict: ExposureVerdict
     public var indicator: IndicatorReport
 }

@@ -62,6 +62,7 @@ public enum AgentConsole {
             o.raw("sync", syncStatusJSON(s.keySync, named: s.namedKeySyncs))
             o.raw("share", s.keyShare.map { shareStatusJSON($0) } ?? "null")
             o.integer("exposures", s.exposures)
+            o.raw("riskVerdict", verdictJSON(s.riskVerdict))
             o.raw("indicator", indicatorJSON(s.indicator))
             return .json(o.text)
         }
@@ -83,7 +84,7 @@ public enum AgentConsole {
             storage      \(storage)
             key sync     \(syncLine(s.keySync))\(s.namedKeySyncs.map { "\n  \($0.name ?? "") \(syncLine($0))" }.joined())
             key share    \(shareLine(s.keyShare))
-            exposures    \(s.exposures == 0 ? "none" : "\(s.exposures) — see exposures")
+            exposures    \(s.exposures == 0 ? "none" : "\(s.exposures) — see exposures; \(s.riskVerdict.summary)")
             indicator    \(indicatorLine(s.indicator))
             """ + (s.deletionHold.map { "\nretention   old data kept: \($0)" } ?? ""))
     }
