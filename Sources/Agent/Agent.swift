@@ -46,7 +46,7 @@ public final class Agent {
     let housekeeping: Housekeeping
     /// Exposures found so far (`DATA/exposures`).
     let exposures: ExposureLog
-    /// Logs and runs `notify.command` for exposures at or above `risk.threshold`.
+    /// Logs and runs `notify.command` for the exposures the risk model (`risk.model`) finds notifiable.
     let notifier: ExposureNotifier
     /// The LED, buzzer and button: patterns for the badge's state, the exposure signal, find and test.
     /// Inert until lines are attached (`attach(indicators:)`).
