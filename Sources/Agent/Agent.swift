@@ -46,22 +46,28 @@ public final class Agent {
     let housekeeping: Housekeeping
     /// Exposures found so far (`DATA/exposures`).
     let exposures: ExposureLog
-    /// Logs and runs `notify.command` for exposures at or above `risk.threshold`.
+    /// Logs and runs `notify.command` for the exposures the risk model (`risk.model`) finds notifiable.
     let notifier: ExposureNotifier
     /// The LED, buzzer and button: patterns for the badge's state, the exposure signal, find and test.
     /// Inert until lines are attached (`attach(indicators:)`).
     private(set) lazy var indicator = IndicatorService(
         loop: loop, log: log, inputs: { [unowned self] in indicatorInputs },
         acknowledge: { [unowned self] in acknowledgeExposureSignal() })
-    /// Downloads diagnosis keys and matches them; nil until attached (a badge without a key download).
-    private(set) var keyDownload: KeySync?
+    /// Downloads diagnosis keys from every configured key server and matches them; nil until attached (a
+    /// badge without a key download).
+    private(set) var keyServers: KeyServers?
+    /// The default key server's download (`keyserver.*`).
+    var keyDownload: KeySync? { keyServers?.defaultServer }
     /// Shares the wearer's keys through the health authority (`keys share`); nil until a network client is
     /// attached.
     private(set) var keyShare: KeyShare?
     /// The configuration in force (`config list`, `config get`).
     public private(set) var configuration: Configuration
-    /// The key-download settings resolved from `configuration` (server, public key, risk configuration).
-    public private(set) var keySyncSettings: KeySyncSettings
+    /// The key-download settings resolved from `configuration` (server, public key, risk configuration): the
+    /// default server's.
+    public var keySyncSettings: KeySyncSettings { keyServerSettings[0] }
+    /// The default server's settings, then each named server's.
+    public private(set) var keyServerSettings: [KeySyncSettings]
     /// Whether Exposure Notification is on (`en on` / `en off`); off keeps every stored datum.
     public private(set) var exposureNotificationEnabled = true
     public private(set) var reportsHeard = 0
@@ -88,7 +94,11 @@ public final class Agent {
         self.randomness = randomness
         configuration = settings.configuration
         configurationFile = settings.configurationFile
-        do { keySyncSettings = try KeySyncSettings(configuration: settings.configuration) } catch {
+        let riskModel: RiskModel
+        do {
+            keyServerSettings = try KeySyncSettings.all(configuration: settings.configuration)
+            riskModel = try RiskModel(configuration: settings.configuration)
+        } catch {
             throw .configuration(error)
         }
         do { try AtomicFile.makeDirectory(dataDirectory) } catch { throw .dataDirectory(error) }
@@ -116,8 +126,8 @@ public final class Agent {
         exposures = ExposureLog(dataDirectory: dataDirectory, log: log)
         housekeeping = Housekeeping(loop: loop, clock: clock, sightings: sightings, store: store, exposures: exposures,
                                     advertiser: advertiser, interval: settings.flushInterval, log: log)
-        notifier = ExposureNotifier(loop: loop, settings: ExposureNotifier.Settings(configuration: settings.configuration),
-                                    log: log)
+        notifier = ExposureNotifier(loop: loop, settings: ExposureNotifier.Settings(configuration: settings.configuration,
+                                                                                   model: riskModel), log: log)
 
         notifier.onNotified = { [weak self] _ in self?.indicator.refresh() }
 
@@ -132,7 +142,7 @@ public final class Agent {
         }
         clock.onTrusted = { [weak self] in
             self?.startRadioServicesIfPossible()
-            self?.keyDownload?.start()
+            self?.keyServers?.start()
             self?.keyShare?.clockChanged()
             self?.indicator.refresh()
         }
@@ -147,9 +157,10 @@ public final class Agent {
     /// Makes the network services (before `start`) on `http`, the one libcurl client: the key download, which
     /// starts with the agent once the clock is trusted, and the key share.
     public func attach(network http: HTTPClient) {
-        keyDownload = KeySync(loop: loop, http: http, settings: keySyncSettings, clock: clock, store: store,
-                              exposures: exposures, notifier: notifier, schedule: schedule,
-                              dataDirectory: dataDirectory, generator: randomness.generator(for: "keysync"), log: log)
+        keyServers = KeyServers(loop: loop, http: http, settings: keyServerSettings, clock: clock, store: store,
+                                exposures: exposures, notifier: notifier, schedule: schedule, dataDirectory: dataDirectory,
+                                generator: { [randomness] name in randomness.generator(for: "keysync" + (name.map { "." + $0 } ?? "")) },
+                                log: log)
         attach(healthAuthority: http)
     }
 
@@ -175,14 +186,14 @@ public final class Agent {
         radio.start()
         housekeeping.start()
         // Key download needs the date (embargo, 14-day window), not the radio.
-        if clock.isTrusted { keyDownload?.start() }
+        if clock.isTrusted { keyServers?.start() }
         keyShare?.start()
         indicator.start()
     }
 
     public func stop() {
         indicator.stop()
-        keyDownload?.stop()
+        keyServers?.stop()
         keyShare?.stop()
         clock.stop()
         advertiser.stop()
@@ -239,13 +250,15 @@ public final class Agent {
         var candidate = configuration
         try candidate.set(name, to: value)
         candidate.removeOverride(name)
-        let keySync = try KeySyncSettings(configuration: candidate)
+        let keySync = try KeySyncSettings.all(configuration: candidate)
+        let riskModel = try RiskModel(configuration: candidate)
         if let configurationFile {
             candidate = try configurationFile.write(name, value, into: candidate)
             candidate.removeOverride(name)
         }
         let keySyncPrefixes = ["keyserver.", "sync.", "risk.config", "match."]
-        apply(candidate, keySync: keySync, reconfigureKeyDownload: keySyncPrefixes.contains { name.hasPrefix($0) })
+        apply(candidate, keySync: keySync, riskModel: riskModel,
+              reconfigureKeyDownload: keySyncPrefixes.contains { name.hasPrefix($0) })
         if let key = ConfigurationKey.named(name) { logChange(of: key, how: origin) }
     }
 
@@ -268,25 +281,29 @@ public final class Agent {
         for (name, value) in configuration.overrides.sorted(by: { $0.key < $1.key }) {
             try candidate.override("\(name)=\(value)")
         }
-        let keySync = try KeySyncSettings(configuration: candidate)
-        let changed = ConfigurationKey.all.filter { candidate[$0] != configuration[$0] }
+        let keySync = try KeySyncSettings.all(configuration: candidate)
+        let riskModel = try RiskModel(configuration: candidate)
+        // A named key server's keys count too, also those the file no longer has.
+        let keys = candidate.keys
+        let changed = (keys + configuration.keys.filter { !keys.contains($0) }).filter { candidate[$0] != configuration[$0] }
         // The key download restarts even when no value changed: the files named may have (a new public key).
-        apply(candidate, keySync: keySync, reconfigureKeyDownload: true)
+        apply(candidate, keySync: keySync, riskModel: riskModel, reconfigureKeyDownload: true)
         for key in changed where key.privilege != nil { logChange(of: key, how: "reloaded from the file") }
         return changed.map(\.name)
     }
 
-    private func apply(_ candidate: Configuration, keySync: KeySyncSettings, reconfigureKeyDownload: Bool) {
+    private func apply(_ candidate: Configuration, keySync: [KeySyncSettings], riskModel: RiskModel,
+                       reconfigureKeyDownload: Bool) {
         configuration = candidate
         defer { onConfigurationApplied(candidate) }
-        keySyncSettings = keySync
+        keyServerSettings = keySync
         clock.maximumJump = .seconds(60 * candidate.integer(.clockMaximumJumpMinutes))
         let limits = SightingRecorder.Limits(configuration: candidate)
         if limits != sightings.limits { sightings.limits = limits }
-        notifier.settings = ExposureNotifier.Settings(configuration: candidate)
-        // A lower threshold covers exposures already recorded: notify them now, not at the next new one.
+        notifier.settings = ExposureNotifier.Settings(configuration: candidate, model: riskModel)
+        // A lower threshold (or another model) covers exposures already recorded: notify them now, not at the next new one.
         notifier.notifyPending(in: exposures)
-        if reconfigureKeyDownload { keyDownload?.reconfigure(keySync) }
+        if reconfigureKeyDownload { keyServers?.reconfigure(keySync) }
         keyShare?.reconfigure(KeyShareSettings(configuration: candidate))
         // A new threshold may start or end the exposure signal.
         indicator.refresh()
@@ -304,10 +321,10 @@ public final class Agent {
         return .notYetConfirmed
     }
 
-    /// Exposures at or above `risk.threshold` whose signal nobody has acknowledged.
+    /// Exposures the risk model finds notifiable whose signal nobody has acknowledged.
     public var exposuresToAcknowledge: [Exposure] {
-        let threshold = notifier.settings.threshold
-        return exposures.exposures.filter { $0.riskScore >= threshold && !exposures.acknowledgedIDs.contains($0.id) }
+        let notifiable = notifier.verdict(on: exposures).notifiable
+        return exposures.exposures.filter { notifiable.contains($0.id) && !exposures.acknowledgedIDs.contains($0.id) }
     }
 
     var indicatorInputs: IndicatorInputs {

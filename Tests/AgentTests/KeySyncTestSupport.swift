@@ -82,9 +82,9 @@ final class KeySyncWorld {
 
     /// A signed export zip.
     func export(_ keys: [DiagnosisKey], revised: [DiagnosisKey] = [], batch: (Int32, Int32) = (1, 1),
-                signer: ExportSigner? = nil) -> [UInt8] {
+                signer: ExportSigner? = nil, region: String = "XX") -> [UInt8] {
         let start = UInt64(keyDay.unixSeconds)
-        let descriptor = ExportDescriptor(startTimestamp: start, endTimestamp: start + 86_400, region: "XX",
+        let descriptor = ExportDescriptor(startTimestamp: start, endTimestamp: start + 86_400, region: region,
                                           batchNum: batch.0, batchSize: batch.1)
         return try! ExportWriter<InMemoryExportOutput>.archive(descriptor: descriptor, signers: [signer ?? self.signer], keys: keys,
                                          revisedKeys: revised)

@@ -57,6 +57,17 @@ import EventLoop
         #expect(badge.log.contains("info config: risk.threshold = 9"))
     }
 
+    @Test func aNamedKeyServersTrustNeedsConsentAsTheDefaultsDoes() throws {
+        let badge = try Badge()
+        #expect(badge.answer("config set keyserver.eur.public_key /etc/evil.pem", on: .socket)
+                == "error: config set keyserver.eur.public_key needs consent: add --yes (on a terminal the console asks instead)")
+        #expect(badge.answer("config set keyserver.eur.ca_file /etc/ssl/evil.pem", on: .pipe)
+            .hasPrefix("error: config set keyserver.eur.ca_file needs consent"))
+        #expect(badge.agent.configuration.keyServerNames.isEmpty, "nothing was set")
+        // The server's other settings are tuning, as the default server's are.
+        #expect(badge.answer("config set keyserver.eur.key_id EUR-1", on: .socket) == "keyserver.eur.key_id = EUR-1")
+    }
+
     @Test func withYesItIsSetAndLoggedWithoutTheCommandLine() throws {
         let badge = try Badge()
         #expect(badge.answer("config set notify.command 'curl -H \"Authorization: Bearer s3cret\" https://x' --yes", on: .socket)

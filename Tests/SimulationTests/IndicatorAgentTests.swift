@@ -68,7 +68,7 @@ import TestSupport
 
         try server.publish([DiagnosisKey(tek: tek, transmissionRiskLevel: 4)], day: keyDay)
         var report: SyncReport?
-        _ = badge.control.syncNow { report = $0 }
+        _ = badge.control.syncNow { report = $0.first?.report }
         for _ in 0..<600 where report == nil { sim.run(for: .milliseconds(100)) }
         #expect(report?.newExposures == 1, "\(String(describing: report))")
         #expect(badge.agent.indicator.state == .exposureFound)

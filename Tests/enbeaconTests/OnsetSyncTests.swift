@@ -40,7 +40,8 @@ import Testing
         #expect(exposures.count == 7)
         #expect(Set(exposures.compactMap { $0["daysSinceOnsetOfSymptoms"] as? Int }) == Set(onsets))
         #expect(exposures.filter { $0["daysSinceOnsetOfSymptoms"] is NSNull }.count == 1)
-        let lines = try agent.ctl("exposures").split(separator: "\n")
+        var lines = try agent.ctl("exposures").split(separator: "\n")
+        #expect(lines.popLast()?.hasPrefix("risk model google: ") == true, "the last line says which model decided")
         #expect(lines.count == 7)
         for onset in onsets.map(String.init) + ["-"] {
             #expect(lines.filter { $0.hasSuffix(", confirmedTest, onset \(onset)") }.count == 1, "onset \(onset): \(lines)")

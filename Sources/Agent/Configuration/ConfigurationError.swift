@@ -11,7 +11,8 @@ public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConver
     }
 
     static func unknownKey(_ name: String, at location: String?) -> ConfigurationError {
-        ConfigurationError("unknown key '\(name)' (known: \(ConfigurationKey.all.map(\.name).joined(separator: ", ")))",
+        if let problem = ConfigurationKey.keyServerKeyProblem(name) { return ConfigurationError(problem, at: location) }
+        return ConfigurationError("unknown key '\(name)' (known: \(ConfigurationKey.all.map(\.name).joined(separator: ", ")))",
                            at: location)
     }
 

@@ -11,7 +11,9 @@ extension ConfigurationKey {
 
     /// Why changing this key needs consent; nil for an ordinary key.
     public var privilege: String? {
-        switch name {
+        // A named key server's public key or CA file decides trust as the default server's does.
+        if let named = Self.namedKeyServerSetting(name) { return named.setting.privilege }
+        return switch name {
         case Self.notifyCommand.name: "it runs a program for every exposure"
         case Self.keyServerPublicKey.name: "it decides which exports are trusted"
         case Self.keyServerCAFile.name: "it decides which HTTPS servers are trusted"

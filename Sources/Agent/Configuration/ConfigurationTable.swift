@@ -64,6 +64,13 @@ extension ConfigurationKey {
     public static let riskThreshold = ConfigurationKey(
         "risk.threshold", .integer(0...4096), default: "1",
         "v1 risk score at or above which an exposure is notified")
+    public static let riskModel = ConfigurationKey(
+        "risk.model", .choice(["google", "cwa"]), default: "google",
+        "what decides that exposures are notified: google (each one's v1 score against risk.threshold) or cwa "
+            + "(the Corona-Warn-App's risk calculation over every window, with risk.cwa_config)")
+    public static let riskCWAConfig = ConfigurationKey(
+        "risk.cwa_config", .path, default: "",
+        "the Corona-Warn-App's risk-calculation configuration (JSON, the app's own shape), required with risk.model cwa")
     public static let notifyCommand = ConfigurationKey(
         "notify.command", .command, default: "",
         "run with /bin/sh -c for each notified exposure and each key share outcome, the event as JSON on stdin")
@@ -119,13 +126,15 @@ extension ConfigurationKey {
         keyServerStyle, keyServerIndexURL, keyServerBaseURL, keyServerCountry, keyServerCAFile, keyServerPublicKey,
         keyServerKeyID, keyServerKeyVersion, syncIntervalHours, syncMaxFileBytes, syncMaxIndexBytes, syncMaxIndexLines,
         syncMaxLineBytes, syncMaxFiles, syncMaxRedirects, syncDownloadTimeoutSeconds, syncMinRate, syncMinRateSeconds,
-        syncGiveUpAfterRuns, riskConfig, riskThreshold, notifyCommand, shareVerificationURL, shareAPIKey, sharePublishURL,
+        syncGiveUpAfterRuns, riskConfig, riskThreshold, riskModel, riskCWAConfig, notifyCommand, shareVerificationURL, shareAPIKey, sharePublishURL,
         shareHealthAuthorityID, shareChaffPerDay, matchBatchKeys, clockMaximumJumpMinutes,
         sightingsMaximumPerScan, sightingsMaximumPerHour, metricsTextfile, metricsIntervalSeconds, metricsListen, healthMaxSyncAgeHours,
     ]
 
     private static let byName: [String: ConfigurationKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 
-    /// The key called `name`, or nil if the agent has no such key.
-    public static func named(_ name: String) -> ConfigurationKey? { byName[name] }
+    /// The key called `name`, or nil if the agent has no such key: one of the table, or a named key server's.
+    public static func named(_ name: String) -> ConfigurationKey? {
+        byName[name] ?? namedKeyServerSetting(name).map { $0.setting.forKeyServer($0.server) }
+    }
 }

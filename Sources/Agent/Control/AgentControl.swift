@@ -36,7 +36,8 @@ public final class AgentControl {
             scans: agent.scanner.scans, lastScanSecondsAgo: agent.scanner.lastScanStart.map { seconds(now - $0) },
             storage: try? agent.store.usage(), storageError: agent.sightings.lastError,
             deletionHold: agent.clock.deletionHold, keySync: agent.keyDownload?.status,
-            keyShare: agent.keyShare?.status, exposures: agent.exposures.exposures.count, indicator: indicator)
+            namedKeySyncs: namedKeySyncs, keyShare: agent.keyShare?.status, exposures: agent.exposures.exposures.count,
+            riskVerdict: riskVerdict, indicator: indicator)
     }
 
     /// On air as the controller confirmed it, or why not.
@@ -73,6 +74,7 @@ public final class AgentControl {
         m.controllerCommandTimeouts = counters.commandTimeouts
         m.controllerSilentSeconds = agent.driver.lastEventAt.map { (now - $0).components.seconds }
         m.keySync = agent.keyDownload?.status
+        m.namedKeySyncs = namedKeySyncs
         m.keyShareState = agent.keyShare?.status.phase.rawValue
         m.indicatorState = agent.indicator.state.rawValue
         m.exposures = agent.exposures.exposures.count
@@ -182,6 +184,9 @@ public final class AgentControl {
 
     public var exposures: [Exposure] { agent.exposures.exposures }
 
+    /// What the configured risk model (`risk.model`) makes of the exposures: the one that decides what is notified.
+    public var riskVerdict: ExposureVerdict { agent.notifier.verdict(on: agent.exposures) }
+
     /// The exposures as risk v2 daily summaries, with the configured v2 weights.
     public func dailySummaries() -> [DailySummary] {
         ExposureScoring.dailySummaries(of: agent.exposures.exposures, v2: agent.keySyncSettings.riskV2)
@@ -189,13 +194,17 @@ public final class AgentControl {
 
     // MARK: Key download
 
-    /// Nil on a badge without a key download.
+    /// The default key server's; nil on a badge without a key download.
     public var keySync: KeySyncStatus? { agent.keyDownload?.status }
 
-    /// A run now; `finished` gets its report. `.notConfigured` on a badge without a key download.
-    public func syncNow(finished: @escaping (SyncReport) -> Void) -> SyncRequest {
-        guard let keyDownload = agent.keyDownload else { return .notConfigured }
-        return keyDownload.syncNow(finished: finished)
+    /// Each named key server's (`keyserver.<name>.*`), by name.
+    public var namedKeySyncs: [KeySyncStatus] { agent.keyServers?.statuses.dropFirst().map { $0 } ?? [] }
+
+    /// A run now on every configured key server; `finished` gets their reports once all have ended.
+    /// `.notConfigured` on a badge without a key download.
+    public func syncNow(finished: @escaping ([(name: String?, report: SyncReport)]) -> Void) -> SyncRequest {
+        guard let keyServers = agent.keyServers else { return .notConfigured }
+        return keyServers.syncNow(finished: finished)
     }
 
     // MARK: Key share
@@ -276,10 +285,14 @@ public struct BadgeStatus: Sendable {
     public var storageError: SystemError?
     /// Why data older than 14 days is not being deleted now (a clock jump not yet confirmed), nil when it is.
     public var deletionHold: String?
-    /// Nil on a badge without a key download.
+    /// The default key server's; nil on a badge without a key download.
     public var keySync: KeySyncStatus?
+    /// Each named key server's, by name.
+    public var namedKeySyncs: [KeySyncStatus] = []
     /// Nil on a badge without a network client.
     public var keyShare: KeyShareStatus?
     public var exposures: Int
+    /// Which risk model decided about them, and what.
+    public var riskVerdict: ExposureVerdict
     public var indicator: IndicatorReport
 }

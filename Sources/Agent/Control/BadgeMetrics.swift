@@ -27,8 +27,10 @@ public struct BadgeMetrics: Equatable, Sendable {
     public var controllerCommandTimeouts = 0
     /// Seconds since the controller last sent any event; nil before it has.
     public var controllerSilentSeconds: Int64?
-    /// Nil when no key server is configured.
+    /// The default key server's; nil when no key server is configured.
     public var keySync: KeySyncStatus?
+    /// Each named key server's (`keyserver.<name>.*`), by name.
+    public var namedKeySyncs: [KeySyncStatus] = []
     public var keyShareState: String?
     public var indicatorState: String = ""
     public var exposures = 0

@@ -32,15 +32,17 @@ public enum HealthCheck {
         if !m.storageWritable {
             failing.append(Failure(check: "storage", reason: "sightings or keys cannot be written (status shows why)"))
         }
-        if let sync = m.keySync, sync.phase != .notConfigured {
+        for sync in ([m.keySync].compactMap { $0 } + m.namedKeySyncs) where sync.phase != .notConfigured {
+            // Each server is checked: the EU feed failing for a week is news even while the national one works.
+            let check = sync.name.map { "keysync." + $0 } ?? "keysync"
             if let success = sync.lastSuccess {
                 let age = now - success
                 if age > maximumSyncAge {
-                    failing.append(Failure(check: "keysync", reason: "the last successful key sync was \(age / 3600) h ago "
+                    failing.append(Failure(check: check, reason: "the last successful key sync was \(age / 3600) h ago "
                                            + "(health.max_sync_age_hours is \(maximumSyncAge / 3600))"))
                 }
             } else if sync.lastRun != nil {
-                failing.append(Failure(check: "keysync", reason: "no key sync has succeeded since the agent started"
+                failing.append(Failure(check: check, reason: "no key sync has succeeded since the agent started"
                                        + (sync.lastError.map { ": \($0)" } ?? "")))
             }
         }

@@ -123,11 +123,6 @@ public final class ExposureLog {
         try replace(with: [], tombstones: [:])
     }
 
-    /// Exposures not yet notified whose v1 risk score reaches `threshold`.
-    public func awaitingNotification(threshold: Int) -> [Exposure] {
-        exposures.filter { !$0.notified && $0.riskScore >= threshold }
-    }
-
     private func replace(with records: [Exposure], tombstones: [ExposureID: UTCDay],
                          acknowledged: Set<ExposureID>? = nil) throws(SystemError) {
         // An acknowledgement lives as long as its record (a revoked or pruned exposure takes it along).

@@ -1,8 +1,9 @@
 import ENCore
 import EventLoop
 
-/// Tells the outside world about exposures at or above `risk.threshold`: a log line (the date, duration,
-/// attenuation and score — never key material) and `notify.command` with the exposure as JSON on stdin.
+/// Tells the outside world about exposures the risk model finds notifiable (`ExposureVerdict`: at or above
+/// `risk.threshold`, or on a day of high risk in the Corona-Warn-App's calculation): a log line (the date,
+/// duration, attenuation and score — never key material) and `notify.command` with the exposure as JSON on stdin.
 /// Each exposure is notified once: it is marked in the log before the command runs.
 public final class ExposureNotifier {
     public struct Settings: Equatable, Sendable {
@@ -10,14 +11,19 @@ public final class ExposureNotifier {
         public var threshold: Int
         /// Shell command, or nil for none.
         public var command: String?
+        /// What decides (`risk.model`); Google's with `threshold` unless told.
+        public var model: RiskModel
 
-        public init(threshold: Int = 1, command: String? = nil) {
+        public init(threshold: Int = 1, command: String? = nil, model: RiskModel? = nil) {
             self.threshold = threshold
             self.command = command
+            self.model = model ?? .google(threshold: threshold)
         }
 
-        public init(configuration: Configuration) {
-            self.init(threshold: configuration.integer(.riskThreshold), command: configuration.optional(.notifyCommand))
+        /// `model`: `RiskModel(configuration:)`, which reads a file and may fail; Google's when not given.
+        public init(configuration: Configuration, model: RiskModel? = nil) {
+            self.init(threshold: configuration.integer(.riskThreshold), command: configuration.optional(.notifyCommand),
+                      model: model)
         }
     }
 
@@ -41,9 +47,15 @@ public final class ExposureNotifier {
         makeCommand()
     }
 
-    /// Notifies every exposure in `exposures` that reaches the threshold and was not notified yet.
+    /// What the risk model makes of `exposures` now.
+    public func verdict(on exposures: ExposureLog) -> ExposureVerdict {
+        ExposureVerdict(exposures: exposures.exposures, model: settings.model)
+    }
+
+    /// Notifies every exposure in `exposures` that the risk model finds notifiable and was not notified yet.
     public func notifyPending(in exposures: ExposureLog) {
-        let pending = exposures.awaitingNotification(threshold: settings.threshold)
+        let verdict = verdict(on: exposures)
+        let pending = exposures.exposures.filter { !$0.notified && verdict.notifiable.contains($0.id) }
         guard !pending.isEmpty else { return }
         do {
             try exposures.markNotified(Set(pending.map(\.id)))
@@ -56,10 +68,18 @@ public final class ExposureNotifier {
             notified += 1
             log.warn(.exposureRecorded, "EXPOSURE \(exposure.id.short) on \(exposure.date): \(exposure.durationMinutes) min, "
                      + "attenuation \(exposure.typicalAttenuation) dB, risk score \(exposure.riskScore) "
-                     + "(threshold \(settings.threshold)), \(exposure.reportType)")
+                     + "(\(decision(verdict))), \(exposure.reportType)")
             command?.run(input: Array((exposure.json + "\n").utf8), label: "exposure \(exposure.id.short)")
         }
         onNotified(pending)
+    }
+
+    /// Why it is notified, for the log line.
+    private func decision(_ verdict: ExposureVerdict) -> String {
+        switch verdict.model {
+        case .google(let threshold): "threshold \(threshold)"
+        case .cwa: "risk model cwa: a day of high risk, total risk \(verdict.cwa?.totalRiskLevel ?? .low)"
+        }
     }
 
     private func makeCommand() {

@@ -16,6 +16,8 @@ public final class KeySync {
     /// Called after every run that was not cancelled, with its report.
     public var onRunFinished: (SyncReport) -> Void = { _ in }
     public var isRunning: Bool { run != nil }
+    /// The server's name (`keyserver.<name>.*`), nil for the default server.
+    public var name: String? { settings.name }
 
     private let context: SyncRun.Context
     private var generator: any RandomNumberGenerator
@@ -24,20 +26,38 @@ public final class KeySync {
     private var timer: TimerHandle?
     private var timerDeadline: MonotonicInstant?
     private var started = false
+    /// Shared with the other servers' syncs, so that one runs at a time.
+    private let turns: SyncTurns
+    private let turnOwner: Int
+    /// A run is due and waits for another server's to end.
+    private var awaitingTurn = false
     /// Who asked `syncNow` to tell them how the run ended (the console's `sync now` waits for it).
     private var waiters: [(SyncReport) -> Void] = []
 
-    public init(loop: any EventLoop, http: HTTPClient, settings: KeySyncSettings, clock: Clock, store: SightingStore,
+    public convenience init(loop: any EventLoop, http: HTTPClient, settings: KeySyncSettings, clock: Clock, store: SightingStore,
                 exposures: ExposureLog, notifier: ExposureNotifier, schedule: KeySchedule, dataDirectory: String,
                 generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), log: Logger) {
+        self.init(loop: loop, http: http, settings: settings, clock: clock, store: store, exposures: exposures,
+                  notifier: notifier, schedule: schedule, dataDirectory: dataDirectory, turns: SyncTurns(),
+                  removesStaleDownloads: true, generator: generator, log: log)
+    }
+
+    /// One of several servers' syncs (`KeyServers`): `turns` is shared with the others, and only the first
+    /// made removes downloads left by an earlier run (one made later, by a configuration change, might take
+    /// another server's download under way for one).
+    init(loop: any EventLoop, http: HTTPClient, settings: KeySyncSettings, clock: Clock, store: SightingStore,
+         exposures: ExposureLog, notifier: ExposureNotifier, schedule: KeySchedule, dataDirectory: String,
+         turns: SyncTurns, removesStaleDownloads: Bool, generator: any RandomNumberGenerator, log: Logger) {
         self.settings = settings
+        self.turns = turns
+        turnOwner = turns.newOwner()
         self.generator = generator
         let downloads = DownloadFolder(directory: dataDirectory)
         context = SyncRun.Context(loop: loop, http: http, clock: clock, store: store, exposures: exposures,
                                   notifier: notifier, schedule: schedule, dataDirectory: dataDirectory,
                                   downloads: downloads, log: log)
         // Downloads a crash or a power cut left behind: their run is over, and they may be large.
-        let stale = downloads.removeStale()
+        let stale = removesStaleDownloads ? downloads.removeStale() : 0
         if stale > 0 { log.info("key sync: removed \(stale) download(s) left by an earlier run") }
         loadCursor()
         refreshStatus()
@@ -66,6 +86,15 @@ public final class KeySync {
     /// Cancels the run in progress and the next one.
     public func stop() {
         started = false
+        if awaitingTurn {
+            awaitingTurn = false
+            turns.release(turnOwner)
+            var report = SyncReport()
+            report.outcome = .cancelled
+            report.startedAt = context.clock.unixSeconds
+            report.finishedAt = report.startedAt
+            tellWaiters(report)
+        }
         if let run {
             run.cancel()
             self.run = nil
@@ -73,6 +102,7 @@ public final class KeySync {
             report.outcome = .cancelled
             report.finishedAt = context.clock.unixSeconds
             tellWaiters(report)
+            turns.release(turnOwner)
         }
         cancelTimer()
         refreshStatus()
@@ -86,7 +116,7 @@ public final class KeySync {
         guard let server = settings.server else { return .notConfigured }
         guard context.clock.isTrusted else { return .clockNotTrusted }
         if let finished { waiters.append(finished) }
-        guard run == nil else { return .alreadyRunning }
+        guard run == nil && !awaitingTurn else { return .alreadyRunning }
         cancelTimer()
         begin(server)
         return .started
@@ -105,8 +135,18 @@ public final class KeySync {
 
     // MARK: Runs
 
+    /// Starts a run once no other server's runs.
     private func begin(_ server: KeyServer) {
-        let run = SyncRun(server: server, settings: settings, cursor: cursor ?? SyncCursor(server: server.identity),
+        awaitingTurn = true
+        status.phase = .waitingForTurn
+        turns.request(turnOwner) {
+            self.awaitingTurn = false
+            self.beginNow(server)
+        }
+    }
+
+    private func beginNow(_ server: KeyServer) {
+        let run = SyncRun(server: server, settings: settings, cursor: cursor ?? SyncCursor(server: server.identity, fileName: cursorFileName),
                           context: context, jitter: { [weak self] in self?.randomJitterFactor() ?? 1 })
         run.onPhase = { [weak self] phase in
             self?.status.phase = phase
@@ -139,6 +179,7 @@ public final class KeySync {
         refreshStatus()
         onRunFinished(report)
         tellWaiters(report)
+        turns.release(turnOwner)
     }
 
     private func tellWaiters(_ report: SyncReport) {
@@ -158,7 +199,7 @@ public final class KeySync {
             guard let self else { return }
             timer = nil
             timerDeadline = nil
-            guard run == nil else { return }
+            guard run == nil && !awaitingTurn else { return }
             guard context.clock.isTrusted else {
                 context.log.warn("key sync: clock no longer trusted; trying again later")
                 scheduleNext(after: settings.interval)
@@ -175,13 +216,18 @@ public final class KeySync {
         timerDeadline = nil
     }
 
+    private var cursorFileName: String { SyncCursor.fileName(forServer: settings.name) }
+
     private func randomJitterFactor() -> Double { Double.random(in: 0.5..<1.5, using: &generator) }
 
     private func loadCursor() {
-        cursor = settings.server.map { SyncCursor.load(dataDirectory: context.dataDirectory, server: $0.identity) }
+        cursor = settings.server.map {
+            SyncCursor.load(dataDirectory: context.dataDirectory, fileName: cursorFileName, server: $0.identity)
+        }
     }
 
     private func refreshStatus() {
+        status.name = settings.name
         status.server = settings.server?.description
         status.lastSuccess = cursor?.lastSuccess
         status.currentRun = run?.report
@@ -194,6 +240,8 @@ public final class KeySync {
         status.nextSync = timerDeadline.map { context.clock.unixSeconds + ($0 - context.loop.now).components.seconds }
         if settings.server == nil {
             status.phase = .notConfigured
+        } else if awaitingTurn {
+            status.phase = .waitingForTurn
         } else if run == nil {
             status.phase = started || context.clock.isTrusted ? .idle : .waitingForClock
         }

@@ -4,6 +4,8 @@ import SystemIO
 /// Everything a key sync needs, resolved from the configuration: the server, the verification keyring (from
 /// the PEM file), the risk configurations (from the JSON file), limits and timing.
 public struct KeySyncSettings: Sendable {
+    /// The server's name (`keyserver.<name>.*`); nil for the default server (`keyserver.*`).
+    public var name: String?
     /// Nil: no key server configured, no sync.
     public var server: KeyServer?
     /// Exports must verify with one of these keys, or their keys are never used.
@@ -25,60 +27,74 @@ public struct KeySyncSettings: Sendable {
     /// Not configured: `start` logs that there is no key server and nothing is downloaded.
     public init() {}
 
-    /// Resolves the `keyserver.*`, `sync.*`, `risk.config` and `match.*` keys, reading the public key and
-    /// the risk configuration files. Every error names the key and what is wrong with its value.
-    public init(configuration c: Configuration) throws(ConfigurationError) {
+    /// The default server's and each named server's, in that order (`KeyServers` runs one sync for each). A
+    /// named server without a URL yet is not configured, as the default is: `config set` gives one key at a
+    /// time, and its public key must be accepted before its URL is.
+    public static func all(configuration c: Configuration) throws(ConfigurationError) -> [KeySyncSettings] {
+        var all = [try KeySyncSettings(configuration: c)]
+        for name in c.keyServerNames { all.append(try KeySyncSettings(configuration: c, server: name)) }
+        return all
+    }
+
+    /// Resolves the `keyserver.*` keys (of the server called `name`, `keyserver.<name>.*`, if given), and the
+    /// `sync.*`, `risk.config` and `match.*` keys every server shares, reading the public key and the risk
+    /// configuration files. Every error names the key and what is wrong with its value.
+    public init(configuration c: Configuration, server name: String? = nil) throws(ConfigurationError) {
+        self.name = name
+        let key = { (setting: ConfigurationKey) in setting.forKeyServer(name) }
         interval = .seconds(c.integer(.syncIntervalHours) * 3600)
         limits = KeySyncLimits(configuration: c)
         keysPerSlice = c.integer(.matchBatchKeys)
-        caFile = c.optional(.keyServerCAFile)
+        caFile = c.optional(key(.keyServerCAFile))
         // libcurl opens it later, on the loop: a FIFO or a device named here must be refused now.
         if let caFile {
             do { try TextFile.check(caFile, limit: 4 << 20) } catch {
-                throw ConfigurationError("\(ConfigurationKey.keyServerCAFile.name): \(error)")
+                throw ConfigurationError("\(key(.keyServerCAFile).name): \(error)")
             }
         }
         if let path = c.optional(.riskConfig) { (riskV1, riskV2) = try Self.riskConfigurations(path) }
-        server = try Self.server(c)
+        server = try Self.server(c, key)
         guard let server else { return }
 
-        guard let pemPath = c.optional(.keyServerPublicKey) else {
-            throw ConfigurationError("\(ConfigurationKey.keyServerPublicKey.name) is required with a key server: "
+        guard let pemPath = c.optional(key(.keyServerPublicKey)) else {
+            throw ConfigurationError("\(key(.keyServerPublicKey).name) is required with a key server: "
                                      + "unverified exports are never used")
         }
         let pem: String
         do { pem = try TextFile.contents(of: pemPath, limit: 64 << 10) } catch {
-            throw ConfigurationError("\(ConfigurationKey.keyServerPublicKey.name): \(error)")
+            throw ConfigurationError("\(key(.keyServerPublicKey).name): \(error)")
         }
-        var keyID = c[.keyServerKeyID]
+        var keyID = c[key(.keyServerKeyID)]
         if keyID.isEmpty, case .cwa = server { keyID = "262" }
         guard !keyID.isEmpty else {
-            throw ConfigurationError("\(ConfigurationKey.keyServerKeyID.name) is required: the verification_key_id "
+            throw ConfigurationError("\(key(.keyServerKeyID).name) is required: the verification_key_id "
                                      + "the server's exports name its key by")
         }
         do {
-            try keyring.add(pem: pem, for: VerificationKeyID(id: keyID, version: c[.keyServerKeyVersion]))
+            try keyring.add(pem: pem, for: VerificationKeyID(id: keyID, version: c[key(.keyServerKeyVersion)]))
         } catch {
-            throw ConfigurationError("\(ConfigurationKey.keyServerPublicKey.name): \(pemPath): \(error)")
+            throw ConfigurationError("\(key(.keyServerPublicKey).name): \(pemPath): \(error)")
         }
     }
 
-    private static func server(_ c: Configuration) throws(ConfigurationError) -> KeyServer? {
-        let base = c.optional(.keyServerBaseURL)
-        switch c[.keyServerStyle] {
+    private static func server(
+        _ c: Configuration, _ key: (ConfigurationKey) -> ConfigurationKey
+    ) throws(ConfigurationError) -> KeyServer? {
+        let base = c.optional(key(.keyServerBaseURL))
+        switch c[key(.keyServerStyle)] {
         case "cwa":
             guard let base else { return nil }
-            return .cwa(baseURL: base, country: c[.keyServerCountry])
+            return .cwa(baseURL: base, country: c[key(.keyServerCountry)])
         case "folder":
-            guard let folder = base ?? c.optional(.keyServerIndexURL).map(KeyServer.folder(of:)) else { return nil }
+            guard let folder = base ?? c.optional(key(.keyServerIndexURL)).map(KeyServer.folder(of:)) else { return nil }
             guard folder.lowercased().hasPrefix("file://") else {
-                throw ConfigurationError("\(ConfigurationKey.keyServerBaseURL.name): the folder style needs a "
+                throw ConfigurationError("\(key(.keyServerBaseURL).name): the folder style needs a "
                                          + "file:// URL, got '\(folder)'")
             }
             let slashed = folder.hasSuffix("/") ? folder : folder + "/"
             return .indexed(indexURL: slashed + "index.txt", baseURL: slashed)
         default:
-            guard let index = c.optional(.keyServerIndexURL) else { return nil }
+            guard let index = c.optional(key(.keyServerIndexURL)) else { return nil }
             return .indexed(indexURL: index, baseURL: base ?? KeyServer.folder(of: index))
         }
     }

@@ -4,6 +4,8 @@ public struct KeySyncStatus: Equatable, Sendable {
         case notConfigured
         /// Configured, waiting for a trusted clock.
         case waitingForClock
+        /// Due, waiting for another key server's sync to end (one runs at a time).
+        case waitingForTurn
         case idle
         case listing
         /// Matching the keys held by earlier syncs whose embargo has ended (before the listing, which they
@@ -21,6 +23,7 @@ public struct KeySyncStatus: Equatable, Sendable {
             switch self {
             case .notConfigured: "notConfigured"
             case .waitingForClock: "waitingForClock"
+            case .waitingForTurn: "waitingForTurn"
             case .idle: "idle"
             case .listing: "listing"
             case .matchingHeldKeys: "matchingHeldKeys"
@@ -36,6 +39,7 @@ public struct KeySyncStatus: Equatable, Sendable {
             switch self {
             case .notConfigured: "not configured (no key server in keyserver.*)"
             case .waitingForClock: "waiting for a trusted clock"
+            case .waitingForTurn: "waiting for another key server's sync to end"
             case .idle: "idle"
             case .listing: "fetching the list of exports"
             case .matchingHeldKeys: "matching keys held until their embargo ended"
@@ -57,6 +61,8 @@ public struct KeySyncStatus: Equatable, Sendable {
     }
 
     public var phase: Phase = .notConfigured
+    /// The server's name (`keyserver.<name>.*`); nil for the default server (`keyserver.*`).
+    public var name: String?
     /// The server, as configured.
     public var server: String?
     /// What has been processed: "after index line …" or "N days".

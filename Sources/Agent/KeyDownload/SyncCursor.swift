@@ -14,6 +14,12 @@ import SystemIO
 /// keys of processed files that were still under embargo (SPEC §4), to be matched by the first run after it.
 public struct SyncCursor: Equatable, Sendable {
     public static let fileName = "keysync"
+
+    /// The file of the key server called `name` (`keysync.<name>`); the default server's (nil) keeps the name
+    /// it had before servers had names, so an upgraded badge does not download everything again.
+    public static func fileName(forServer name: String?) -> String {
+        name.map { fileName + "." + $0 } ?? fileName
+    }
     /// Keys held for a later run, at most: a server publishes a day's keys once the day is over, so even a
     /// large region has a few thousand under embargo at a time. Beyond this, a server sending keys of the
     /// future cannot grow the file.
@@ -34,8 +40,13 @@ public struct SyncCursor: Equatable, Sendable {
     public var failing: Failing?
     /// Keys read while under embargo, in the order first held.
     public var heldKeys: [DiagnosisKey] = []
+    /// Where in the data directory it is kept: `fileName(forServer:)`. Not in the file.
+    public var fileName = SyncCursor.fileName
 
-    public init(server: String) { self.server = server }
+    public init(server: String, fileName: String = SyncCursor.fileName) {
+        self.server = server
+        self.fileName = fileName
+    }
 
     /// Sets aside `keys` (those of a run still under embargo) after the keys already held, one entry per key
     /// (a later report replaces an earlier one in its place) and at most `maxHeldKeys`; the number that did not
@@ -84,15 +95,19 @@ public struct SyncCursor: Equatable, Sendable {
 
     // MARK: File
 
-    /// The cursor in `dataDirectory` for `server`; a fresh one if the file is missing, damaged or for another server.
-    static func load(dataDirectory: String, server: String) -> SyncCursor {
+    /// The cursor in `dataDirectory/fileName` for `server`; a fresh one if the file is missing, damaged or for
+    /// another server.
+    static func load(dataDirectory: String, fileName: String = SyncCursor.fileName, server: String) -> SyncCursor {
         guard let text = TextFile.read(dataDirectory + "/" + fileName, limit: 1 << 20),
-              let cursor = SyncCursor(text: text), cursor.server == server else { return SyncCursor(server: server) }
+              var cursor = SyncCursor(text: text), cursor.server == server else {
+            return SyncCursor(server: server, fileName: fileName)
+        }
+        cursor.fileName = fileName
         return cursor
     }
 
     func save(dataDirectory: String) throws(SystemError) {
-        try AtomicFile.write(Array(text.utf8), to: dataDirectory + "/" + Self.fileName, mode: 0o600)
+        try AtomicFile.write(Array(text.utf8), to: dataDirectory + "/" + fileName, mode: 0o600)
     }
 
     /// `key value` lines; a value runs to the end of its line.

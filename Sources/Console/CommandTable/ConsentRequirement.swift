@@ -5,7 +5,9 @@ public enum ConsentRequirement: Hashable, Sendable {
     case always
     /// Only when this flag is given, as with `keys --reveal`.
     case withFlag(String)
-    /// Only when the first argument is one of these, as with `config set notify.command`.
+    /// Only when the first argument is one of these, as with `config set notify.command`, or is one of these
+    /// in a named section (`keyserver.eur.public_key` for `keyserver.public_key`): a further key server's
+    /// trust is the default's.
     case forFirstArgument(Set<String>)
 
     func applies(toFlags flags: Set<String>, arguments: [String]) -> Bool {
@@ -13,8 +15,15 @@ public enum ConsentRequirement: Hashable, Sendable {
         case .never: false
         case .always: true
         case .withFlag(let flag): flags.contains(flag)
-        case .forFirstArgument(let words): arguments.first.map(words.contains) ?? false
+        case .forFirstArgument(let words): arguments.first.map { words.contains($0) || words.contains(Self.unsectioned($0)) } ?? false
         }
+    }
+
+    /// `a.section.b` as `a.b`; any other word as it is.
+    private static func unsectioned(_ word: String) -> String {
+        let parts = word.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return word }
+        return parts[0] + "." + parts[2]
     }
 
     /// What the question and the refusal name: the command, and the argument that made consent necessary.

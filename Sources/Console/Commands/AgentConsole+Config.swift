@@ -8,10 +8,10 @@ extension AgentConsole {
             let c = control.configuration
             if request.json {
                 var o = JSONObject()
-                o.raw("config", JSON.array(ConfigurationKey.all.map { configJSON($0, c) }))
+                o.raw("config", JSON.array(c.keys.map { configJSON($0, c) }))
                 return .json(o.text)
             }
-            return .text(ConfigurationKey.all.map { key in
+            return .text(c.keys.map { key in
                 "\(key.name) = \(shown(key, c))" + (c.source(of: key) == .override ? "   (--set, this run only)" : "")
             }.joined(separator: "\n"))
         })

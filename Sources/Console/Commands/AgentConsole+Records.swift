@@ -67,6 +67,7 @@ extension AgentConsole {
                                           + "--windows: v2 exposure windows as Google's API gives them",
                                       usage: "exposures [--daily|--windows] [--json]", flags: ["--daily", "--windows"]) { request in
             let found = control.exposures
+            let verdict = control.riskVerdict
             if request.has("--windows") {
                 // Records written before windows kept their scan instances have none to show.
                 let windows = found.flatMap { $0.windows.compactMap { $0.exposureWindow } }
@@ -109,16 +110,41 @@ extension AgentConsole {
                     // As the export gave it: beyond −14…14 it is an encoded range or state, scored as unknown.
                     item.integer("daysSinceOnsetOfSymptoms", exposure.daysSinceOnsetOfSymptoms)
                     item.string("calibrationConfidence", exposure.calibrationConfidence.description)
+                    item.bool("notifiable", verdict.notifiable.contains(exposure.id))
                     return item.text
                 }))
+                o.raw("verdict", verdictJSON(verdict))
                 return .json(o.text)
             }
             guard !found.isEmpty else { return .text("no exposures") }
             return .text(found.map {
                 "\($0.date)  \($0.durationMinutes) min, attenuation \($0.typicalAttenuation) dB, risk score \($0.riskScore), "
                     + "\($0.reportType), onset \($0.daysSinceOnsetOfSymptoms.map(String.init) ?? "-")"
-            }.joined(separator: "\n"))
+            }.joined(separator: "\n") + "\n" + verdict.summary)
         })
+    }
+
+    /// Which risk model decided (`model`) and what: with `cwa`, the app's figures under its own names
+    /// (`totalRiskLevel`, `numberOfDaysWithLowRisk`, …, the dates ISO); with `google`, the `threshold`.
+    /// `notifiable` counts the exposures it finds worth notifying.
+    static func verdictJSON(_ verdict: ExposureVerdict) -> String {
+        var o = JSONObject()
+        o.string("model", verdict.model.name)
+        o.integer("notifiable", verdict.notifiable.count)
+        switch verdict.model {
+        case .google(let threshold): o.integer("threshold", threshold)
+        case .cwa: break
+        }
+        if let cwa = verdict.cwa {
+            o.string("totalRiskLevel", cwa.totalRiskLevel.description)
+            for level in [CWARiskLevel.low, .high] {
+                let name = level == .low ? "Low" : "High"
+                o.integer("numberOfDaysWith\(name)Risk", cwa.numberOfDays(with: level))
+                o.string("mostRecentDateWith\(name)Risk", cwa.mostRecentDate(with: level).map { "\($0)" })
+                o.integer("totalMinimumDistinctEncountersWith\(name)Risk", cwa.totalMinimumDistinctEncounters(with: level))
+            }
+        }
+        return o.text
     }
 
     /// `90s`, `30m`, `2h`, `3d` (or plain seconds) in seconds; nil for anything else.

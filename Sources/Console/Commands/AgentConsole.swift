@@ -59,9 +59,10 @@ public enum AgentConsole {
             o.integer("storeBytes", s.storage?.bytes ?? 0)
             o.string("storageError", s.storageError.map { "\($0)" })
             o.string("deletionHold", s.deletionHold)
-            o.raw("sync", syncStatusJSON(s.keySync))
+            o.raw("sync", syncStatusJSON(s.keySync, named: s.namedKeySyncs))
             o.raw("share", s.keyShare.map { shareStatusJSON($0) } ?? "null")
             o.integer("exposures", s.exposures)
+            o.raw("riskVerdict", verdictJSON(s.riskVerdict))
             o.raw("indicator", indicatorJSON(s.indicator))
             return .json(o.text)
         }
@@ -81,9 +82,9 @@ public enum AgentConsole {
             controller   \(s.controller)\(s.controllerProblem.map { "; last problem \(minutes($0.secondsAgo)) ago: \($0.text)" } ?? "")
             scanning     \(s.scans) scans\(s.lastScanSecondsAgo.map { ", last \(minutes($0)) ago" } ?? "")
             storage      \(storage)
-            key sync     \(syncLine(s.keySync))
+            key sync     \(syncLine(s.keySync))\(s.namedKeySyncs.map { "\n  \($0.name ?? "") \(syncLine($0))" }.joined())
             key share    \(shareLine(s.keyShare))
-            exposures    \(s.exposures == 0 ? "none" : "\(s.exposures) — see exposures")
+            exposures    \(s.exposures == 0 ? "none" : "\(s.exposures) — see exposures; \(s.riskVerdict.summary)")
             indicator    \(indicatorLine(s.indicator))
             """ + (s.deletionHold.map { "\nretention   old data kept: \($0)" } ?? ""))
     }
