@@ -1,8 +1,9 @@
-/// The board check: ENCore, built in Embedded Swift for a board's CPU, reproduces the official GAEN vectors
-/// and reads the third-party export fixtures as the standard build's tests do, and the inputs that would trap
-/// where Int is 32 bits are refused, and the C structs ENCore shares with zlib and libcrypto have the layout
-/// the target's gcc gives them. Tools/build-board builds it for each target and runs it under qemu-user;
-/// one line of figures, exit status 1 on any failure.
+/// The board check: the agent's modules, built in Embedded Swift for a board's CPU, on that CPU. ENCore
+/// reproduces the official GAEN vectors and reads the third-party export fixtures as the standard build's tests
+/// do; the inputs that would trap where Int is 32 bits are refused; the C structs shared with zlib, libcrypto and
+/// the kernel have the layout the target's gcc gives them; the sighting store and the radio stack run as the
+/// agent runs them. Tools/build-board builds it for each target and runs it under qemu-user; one line of
+/// figures, exit status 1 on any failure.
 ///
 ///     board-check VECTORS.json FIXTURES-DIRECTORY
 ///
@@ -22,12 +23,15 @@ func boardCheckMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     let widths = WidthCheck.run()
     let layouts = LayoutCheck.run()
     let store = StoreCheck.run()
-    for failure in vectors.failures + fixtures.failures + widths.failures + layouts.failures + store.failures {
+    let radio = RadioCheck.run()
+    for failure in vectors.failures + fixtures.failures + widths.failures + layouts.failures + store.failures
+        + radio.failures {
         print("FAIL \(failure)")
     }
     print("\(vectors.passed)/\(vectors.total) vectors, \(fixtures.passed)/\(fixtures.total) fixtures, "
           + "\(widths.passed)/\(widths.total) width checks (Int is \(Int.bitWidth) bits), "
-          + "\(layouts.passed)/\(layouts.total) C layouts as gcc, \(store.passed)/\(store.total) store checks")
-    let passed = [vectors, fixtures, widths, layouts, store].allSatisfy { $0.allPassed }
+          + "\(layouts.passed)/\(layouts.total) C layouts as gcc, \(store.passed)/\(store.total) store checks, "
+          + "\(radio.passed)/\(radio.total) radio checks")
+    let passed = [vectors, fixtures, widths, layouts, store, radio].allSatisfy { $0.allPassed }
     return passed ? 0 : 1
 }
