@@ -19,6 +19,10 @@ public enum Errno {
     public static let accessDenied = EACCES
     public static let noDevice = ENODEV
     public static let noEntry = ENOENT
+    public static let exists = EEXIST
+    public static let notDirectory = ENOTDIR
+    public static let nameTooLong = ENAMETOOLONG
+    public static let connectionRefused = ECONNREFUSED
     public static let addressFamilyNotSupported = EAFNOSUPPORT
     /// Linux's ERFKILL: the radio is blocked by rfkill.
     public static let rfkilled: Int32 = 132

@@ -3,9 +3,6 @@ import EventLoop
 import Network
 import Store
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One pass over the key server: fetch the listing, then for each new export in turn download it to a
 /// temporary file (retrying what may recover), check its signature in loop slices, hold it until its batch
@@ -45,7 +42,7 @@ final class SyncRun {
     /// A verified download waiting for the rest of its batch.
     struct Held {
         let export: VerifiedExportFile
-        let source: DownloadedExport
+        let source: ExportFileSource
         let entry: String
     }
 
@@ -191,7 +188,7 @@ final class SyncRun {
             return machine.stopped("\(entry): no file to download to")
         }
         // Each attempt starts from an empty file.
-        _ = ftruncate(descriptor, 0)
+        try? Posix.truncate(descriptor, to: 0)
         let started = context.loop.now
         transfer = context.http.download(request(url, maximumBytes: maximumBytes), to: descriptor, path: path) {
             [weak self] result in
@@ -213,10 +210,10 @@ final class SyncRun {
     private func verify(_ entry: String) -> [Action] {
         guard let path = current?.path else { return machine.stopped("\(entry): the download is gone") }
         let started = context.loop.now
-        let source: DownloadedExport
+        let source: ExportFileSource
         let job: VerificationJob
         do {
-            source = try DownloadedExport(path: path)
+            source = try ExportFileSource(path: path)
             let file = try ExportFile(source: source, maxExportBinSize: settings.limits.maxFileBytes)
             job = VerificationJob(try file.verification(with: settings.keyring), loop: context.loop)
         } catch let error as ExportFileError {
@@ -307,7 +304,7 @@ final class SyncRun {
 
     private func closeWriter() {
         if let descriptor = current?.descriptor {
-            close(descriptor)
+            DescriptorIO.close(descriptor)
             current?.descriptor = nil
         }
     }
