@@ -27,7 +27,7 @@ public final class KeySync {
     /// Who asked `syncNow` to tell them how the run ended (the console's `sync now` waits for it).
     private var waiters: [(SyncReport) -> Void] = []
 
-    public init(loop: any EventLoop, http: HTTPClient, settings: KeySyncSettings, clock: Clock, store: SightingStore,
+    public init(loop: any EventLoop, http: any NetworkTransport, settings: KeySyncSettings, clock: Clock, store: SightingStore,
                 exposures: ExposureLog, notifier: ExposureNotifier, schedule: KeySchedule, dataDirectory: String,
                 generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), log: Logger) {
         self.settings = settings
