@@ -10,9 +10,7 @@ import Testing
     @Test func aFileTheServerNoLongerHasIsSkippedAndTheOthersStillMatch() throws {
         let world = try KeySyncWorld()
         let met = world.meet()
-        world.publish(world.export([met.key]), at: "kept.zip")
-        world.publishIndex(["gone.zip", "kept.zip"])
-        let server = SubstituteKeyServer(loop: world.loop, root: world.root)
+        let server = serve([("kept.zip", met)], listing: ["gone.zip", "kept.zip"], in: world)
         try world.makeKeySync([server.indexURL], transport: server)
 
         let report = try world.syncNow()
@@ -29,9 +27,7 @@ import Testing
     @Test func serverErrorsAndDroppedConnectionsAreRetriedUntilTheFileComes() throws {
         let world = try KeySyncWorld()
         let met = world.meet()
-        world.publish(world.export([met.key]), at: "a.zip")
-        world.publishIndex(["a.zip"])
-        let server = SubstituteKeyServer(loop: world.loop, root: world.root)
+        let server = serve([("a.zip", met)], listing: ["a.zip"], in: world)
         server.failures["/a.zip"] = [.httpStatus(503), .transport("connection reset by peer")]
         try world.makeKeySync([server.indexURL], transport: server)
 
@@ -44,10 +40,7 @@ import Testing
     @Test func theCursorStaysBeforeAFileThatNeverCameAndItIsFetchedNextTime() throws {
         let world = try KeySyncWorld()
         let k1 = world.meet(hour: 8), k2 = world.meet(hour: 11)
-        world.publish(world.export([k1.key]), at: "a.zip")
-        world.publish(world.export([k2.key]), at: "b.zip")
-        world.publishIndex(["a.zip", "b.zip"])
-        let server = SubstituteKeyServer(loop: world.loop, root: world.root)
+        let server = serve([("a.zip", k1), ("b.zip", k2)], listing: ["a.zip", "b.zip"], in: world)
         server.failures["/b.zip"] = [.httpStatus(502), .httpStatus(502)]
         let twoTries = RetryPolicy(attempts: 2, firstDelay: .milliseconds(10), maximumDelay: .milliseconds(50))
         try world.makeKeySync([server.indexURL], retry: twoTries, transport: server)
@@ -72,9 +65,7 @@ import Testing
     @Test func aDownloadTheDiskCannotHoldStopsTheRunWithoutSkippingTheFile() throws {
         let world = try KeySyncWorld()
         let met = world.meet()
-        world.publish(world.export([met.key]), at: "a.zip")
-        world.publishIndex(["a.zip"])
-        let server = SubstituteKeyServer(loop: world.loop, root: world.root)
+        let server = serve([("a.zip", met)], listing: ["a.zip"], in: world)
         server.failures["/a.zip"] = [.localWrite("No space left on device")]
         try world.makeKeySync([server.indexURL], transport: server)
 
@@ -87,5 +78,13 @@ import Testing
         #expect((second.outcome, second.processed) == (.succeeded, 1))
         #expect(world.exposure(of: met).count == 1)
         #expect(server.requested == ["/index.txt", "/a.zip", "/index.txt", "/a.zip"])
+    }
+
+    /// A substitute key server for `world` that lists `index` and serves an export of each met key under its name.
+    private func serve(_ files: [(name: String, met: MetKey)], listing index: [String],
+                       in world: KeySyncWorld) -> SubstituteKeyServer {
+        for file in files { world.publish(world.export([file.met.key]), at: file.name) }
+        world.publishIndex(index)
+        return SubstituteKeyServer(loop: world.loop, root: world.root)
     }
 }
