@@ -39,7 +39,8 @@ let package = Package(
         // Crash-safe ring log of sightings and the data-directory lock.
         .target(name: "Store", dependencies: ["ENCore", "CZlib", "SystemIO"], swiftSettings: sizeOptimised),
         // The one module that owns libcurl (loaded only while a transfer runs): the HTTP client both network
-        // services go through, and the transport protocol the key share's tests substitute. No badge logic.
+        // services go through, behind the one transport protocol (NetworkTransport) their tests substitute.
+        // No badge logic.
         .target(name: "Network", dependencies: ["EventLoop", "SystemIO", "CCurl"], swiftSettings: sizeOptimised),
         // The badge's services on the loop: clock, keys and advertiser, scanner and sightings, exposures, the two
         // network services (key download: Agent/KeyDownload; key share: Agent/KeyShare; both made by the agent
@@ -56,7 +57,7 @@ let package = Package(
         // Badges and phones on a virtual radio: the virtual board, whole-agent simulations, the demo.
         .target(name: "Simulation", dependencies: ["Agent", "Network", "ENCore", "EventLoop", "HCI", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
-        .executableTarget(name: "enbeacon", dependencies: ["Agent", "Network", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI", "CLinux",
+        .executableTarget(name: "enbeacon", dependencies: ["Agent", "Network", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI",
                                                            "Store", "SystemIO"],
                           swiftSettings: sizeOptimised),
         // Appends sightings and acknowledges each flush on stdout: the process the power-cut tests kill.

@@ -154,9 +154,10 @@ public final class Agent {
         }
     }
 
-    /// Makes the network services (before `start`) on `http`, the one libcurl client: the key download, which
-    /// starts with the agent once the clock is trusted, and the key share.
-    public func attach(network http: HTTPClient) {
+    /// Makes the network services (before `start`) on `http`, the one transport both use (`HTTPClient`, the one
+    /// libcurl client, or a test's substitute): the key download, which starts with the agent once the clock is
+    /// trusted, and the key share.
+    public func attach(network http: any NetworkTransport) {
         keyServers = KeyServers(loop: loop, http: http, settings: keyServerSettings, clock: clock, store: store,
                                 exposures: exposures, notifier: notifier, schedule: schedule, dataDirectory: dataDirectory,
                                 generator: { [randomness] name in randomness.generator(for: "keysync" + (name.map { "." + $0 } ?? "")) },
@@ -166,7 +167,7 @@ public final class Agent {
 
     /// Makes the key share on `transport` (before `start`): `attach(network:)` passes its client, a test a
     /// server that answers as it is told. The share resumes what `DATA/share` holds when the agent starts.
-    public func attach(healthAuthority transport: any HealthAuthorityTransport) {
+    public func attach(healthAuthority transport: any NetworkTransport) {
         keyShare = KeyShare(loop: loop, clock: clock, ownKeys: { [advertiser] in advertiser.keys }, transport: transport,
                             settings: KeyShareSettings(configuration: configuration), notifier: notifier,
                             fileSystem: fileSystem, dataDirectory: dataDirectory,

@@ -1,7 +1,5 @@
 import CCurl
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// libcurl, loaded with dlopen for as long as transfers (downloads, a key share's requests) are under way.
 ///
@@ -27,7 +25,8 @@ final class CurlLibrary {
 
     static let soname = "libcurl.so.4"
 
-    private let handle: UnsafeMutableRawPointer
+    /// Kept for this object's life: released after `deinit` has run `globalCleanup`, which unmaps libcurl.
+    private let library: DynamicLibrary
     let globalCleanup: GlobalCleanup
     let multiInit: MultiInit
     let multiCleanup: MultiCleanup
@@ -47,15 +46,13 @@ final class CurlLibrary {
 
     /// Loads and initialises libcurl; the error names what is missing (`apt install libcurl4`).
     init() throws(HTTPClient.Failure) {
-        guard let handle = Self.open() else {
-            let reason = dlerror().map { String(cString: $0) } ?? "not found"
-            throw .transport("cannot load \(Self.soname) (install libcurl4): \(reason)")
+        let library: DynamicLibrary
+        do { library = try Self.open() } catch {
+            throw .transport("cannot load \(Self.soname) (install libcurl4): \(error.reason)")
         }
+        // A throw below lets `library` go, which unmaps libcurl again.
         func symbol<T>(_ name: String, as type: T.Type) throws(HTTPClient.Failure) -> T {
-            guard let address = dlsym(handle, name) else {
-                dlclose(handle)
-                throw .transport("\(Self.soname) has no \(name)")
-            }
+            guard let address = library.symbol(name) else { throw .transport("\(Self.soname) has no \(name)") }
             return unsafeBitCast(address, to: type)
         }
         let globalInit = try symbol("curl_global_init", as: GlobalInit.self)
@@ -74,35 +71,28 @@ final class CurlLibrary {
         easyStrerror = try symbol("curl_easy_strerror", as: EasyStrerror.self)
         slistAppend = try symbol("curl_slist_append", as: SlistAppend.self)
         slistFreeAll = try symbol("curl_slist_free_all", as: SlistFreeAll.self)
-        self.handle = handle
-        // Single-threaded agent: global init and cleanup pair up with this object's life.
+        // Single-threaded agent: global init and cleanup pair up with this object's life. Initialised before
+        // `library` is stored, so a failure here unmaps libcurl without running `deinit`'s cleanup.
         guard globalInit(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK else {
-            dlclose(handle)
             throw .transport("libcurl could not be initialised")
         }
+        self.library = library
     }
 
-    deinit {
-        globalCleanup()
-        dlclose(handle)
-    }
+    deinit { globalCleanup() }
 
     /// dlopen, with GnuTLS's implicit initialisation turned off for the duration. Debian's libcurl4 does its TLS
     /// with OpenSSL, but drags in GnuTLS through librtmp and libldap, whose load-time constructor initialises
     /// it anyway (~0.7 MB resident, for protocols the transfers never allow). The variable is GnuTLS's
     /// documented switch; it is set only around the call, so no spawned command inherits it.
-    private static func open() -> UnsafeMutableRawPointer? {
+    private static func open() throws(DynamicLibrary.LoadFailure) -> DynamicLibrary {
         let variable = "GNUTLS_NO_IMPLICIT_INIT"
-        let wasSet = getenv(variable) != nil
-        if !wasSet { setenv(variable, "1", 0) }
-        defer { if !wasSet { unsetenv(variable) } }
-        return dlopen(soname, RTLD_NOW | RTLD_LOCAL)
+        let wasSet = Posix.environment(variable) != nil
+        if !wasSet { Posix.setEnvironment(variable, to: "1") }
+        defer { if !wasSet { Posix.removeEnvironment(variable) } }
+        return try DynamicLibrary(soname)
     }
 
     /// Whether libcurl is mapped into this process now (for tests and `status`).
-    static var isLoaded: Bool {
-        guard let probe = dlopen(soname, RTLD_NOW | RTLD_NOLOAD) else { return false }
-        dlclose(probe)
-        return true
-    }
+    static var isLoaded: Bool { DynamicLibrary.isLoaded(soname) }
 }

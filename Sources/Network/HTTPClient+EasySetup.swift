@@ -1,7 +1,5 @@
 import CCurl
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// The options a transfer's libcurl easy handle is given: what it may fetch, how long and how slowly, where the
 /// body goes, and a POST's body and headers.
@@ -70,7 +68,7 @@ extension HTTPClient.Transfer {
 
     private static let closeOnExec: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t, curlsocktype) -> Int32 = {
         _, socket, _ in
-        _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
+        Posix.setCloseOnExec(socket)
         return CURL_SOCKOPT_OK
     }
 }

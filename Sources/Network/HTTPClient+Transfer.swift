@@ -1,8 +1,5 @@
 import CCurl
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A transfer's bookkeeping: where its body goes and how much came, its redirects, and why it stopped.
 extension HTTPClient {
@@ -91,7 +88,7 @@ extension HTTPClient {
             switch sink {
             case .memory: sink = .memory([])
             case .file(let fd, let path, _):
-                _ = ftruncate(fd, 0)
+                try? Posix.truncate(fd, to: 0, path: path)
                 sink = .file(descriptor: fd, path: path, written: 0)
             }
         }

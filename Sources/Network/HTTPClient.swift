@@ -1,9 +1,6 @@
 import CCurl
 import EventLoop
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// HTTP(S) and file:// downloads, and JSON POSTs to the health authority, through libcurl's multi interface,
 /// serviced by the event loop.

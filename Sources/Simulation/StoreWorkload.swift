@@ -1,9 +1,6 @@
 import ENCore
 import Store
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The sighting store under a synthetic workload (`enbeacon bench store` prints its figures; the storage
 /// budget test asserts them):
@@ -42,20 +39,18 @@ public enum StoreWorkload {
                            flushInterval: Int64 = 60,
                            fileSystem: any FileSystem = PosixFileSystem()) throws(SystemError) -> Figures {
         precondition(days > 0 && sightingsPerDay >= 0 && flushInterval > 0)
-        var template = Array((scratchParent + "/enbeacon-bench-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw .last("mkdtemp", scratchParent) }
-        let directory = String(cString: made)
+        let directory = try Posix.makeTemporaryDirectory(scratchParent + "/enbeacon-bench-")
         let store: SightingStore
         do { store = try SightingStore(dataDirectory: directory, fileSystem: fileSystem) } catch {
-            rmdir(directory)
+            Posix.removeDirectory(directory)
             throw error
         }
         // The segments, the sightings folder and the scratch directory go, without a sync the figures would count.
         defer {
             let folder = directory + "/" + SightingStore.folderName
             for name in (try? fileSystem.fileNames(in: folder)) ?? [] { try? fileSystem.removeFile(folder + "/" + name) }
-            rmdir(folder)
-            rmdir(directory)
+            Posix.removeDirectory(folder)
+            Posix.removeDirectory(directory)
         }
         let clock = ContinuousClock()
         var flushing = Duration.zero, flushes = 0

@@ -8,27 +8,9 @@ public enum AtomicFile {
     /// `durable: false` keeps the atomic replacement but leaves out both fsyncs, for a file rewritten every few
     /// seconds whose loss in a power cut costs nothing (the metrics textfile): an SD card is spared the writes.
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, durable: Bool = true) throws(SystemError) {
-        let temporary = path + temporarySuffix
-        let fd = try Posix.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode: mode)
-        do throws(SystemError) {
-            // The mode argument is filtered by the umask; keys must be 0600 whatever the umask is.
-            guard fchmod(fd, mode) == 0 else { throw .last("fchmod", temporary) }
-            try Posix.write(bytes, to: fd, at: 0, path: temporary)
-            guard !durable || fsync(fd) == 0 else { throw .last("fsync", temporary) }
-        } catch {
-            close(fd)
-            // A full card leaves a half-written copy of a key file otherwise.
-            unlink(temporary)
-            throw error
-        }
-        close(fd)
-        guard rename(temporary, path) == 0 else {
-            let error = SystemError.last("rename", path)
-            unlink(temporary)
-            throw error
-        }
-        // Without this the rename may not survive a power cut, and the old contents come back.
-        if durable { try Posix.synchronizeDirectory(Posix.parent(of: path)) }
+        let file = try AtomicFileWriter(path: path, mode: mode)
+        try file.write(bytes, at: 0)
+        try file.commit(durable: durable)
     }
 
     /// Creates `path` (and missing parents) with `mode`, and tightens an existing directory to it.

@@ -54,8 +54,13 @@ public enum ChildProcess {
         let result = waitpid(pid, &status, WNOHANG)
         if result == 0 { return .running }
         if result < 0 { return errno == EINTR ? .interrupted : .uncollectable(.last("waitpid")) }
-        // Decoded by hand: WIFEXITED and friends are macros Swift cannot import.
-        return .exited(status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F))
+        return .exited(exitStatus(fromWaitStatus: status))
+    }
+
+    /// waitpid's status as a shell says it: the exit status, or 128 + the signal that ended the child.
+    /// Decoded by hand: WIFEXITED and friends are macros Swift cannot import.
+    static func exitStatus(fromWaitStatus status: Int32) -> Int32 {
+        status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 
     /// Kills the process group `pid` leads (the command and whatever it started).

@@ -78,8 +78,7 @@ public enum DescriptorIO {
     /// Whether `fd` is a socket, which `send` serves better than `write` (no SIGPIPE, no flag juggling):
     /// the console socket's connections, a TCP or user-channel transport, stdout under systemd's journal.
     public static func isSocket(_ fd: Int32) -> Bool {
-        var status = stat()
-        return fstat(fd, &status) == 0 && FileType.of(status) == FileType.socket
+        (try? Posix.status(of: fd))?.kind == .socket
     }
 
     private static func withNonBlocking(_ fd: Int32, _ body: () -> Outcome) -> Outcome {

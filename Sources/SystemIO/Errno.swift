@@ -19,6 +19,10 @@ public enum Errno {
     public static let noEntry = ENOENT
     /// An ioctl the device does not know (a tty asked for GPIO chip info).
     public static let notATerminalOrDevice = ENOTTY
+    public static let exists = EEXIST
+    public static let notDirectory = ENOTDIR
+    public static let nameTooLong = ENAMETOOLONG
+    public static let connectionRefused = ECONNREFUSED
     public static let addressFamilyNotSupported = EAFNOSUPPORT
     /// Linux's ERFKILL: the radio is blocked by rfkill.
     public static let rfkilled: Int32 = 132

@@ -51,8 +51,7 @@ public enum Posix {
 
     /// Sets the mode of the file open on `fd` when it is a regular file (a device such as /dev/null keeps its own).
     public static func restrictRegularFile(_ fd: Int32, to mode: mode_t) {
-        var status = stat()
-        if fstat(fd, &status) == 0 && FileType.of(status) == FileType.regular { _ = fchmod(fd, mode) }
+        if (try? status(of: fd))?.kind == .regular { _ = fchmod(fd, mode) }
     }
 
     /// Moves the descriptor's position to `offset` from the start (best effort: a failure shows in the next write).
@@ -63,9 +62,8 @@ public enum Posix {
 
     /// Whether `fd` is a pipe or a socket (a script's stdin), as against /dev/null or a regular file.
     public static func isPipeOrSocket(_ fd: Int32) -> Bool {
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { return false }
-        return FileType.of(status) == FileType.fifo || FileType.of(status) == FileType.socket
+        let kind = (try? status(of: fd))?.kind
+        return kind == .fifo || kind == .socket
     }
 
     /// Whether anything exists at `path` (a marker file: its content does not matter).
@@ -76,9 +74,6 @@ public enum Posix {
 
     /// This process's ID.
     public static var processID: Int32 { getpid() }
-
-    /// The value of the environment variable `name`, nil when it is not set.
-    public static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
     /// Writes all of `bytes` at `offset` (pwrite, so the file position never matters).
     public static func write(_ bytes: [UInt8], to fd: Int32, at offset: Int, path: String) throws(SystemError) {

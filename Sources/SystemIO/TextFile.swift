@@ -9,13 +9,7 @@ import CLinux
 public enum TextFile {
     /// The text of the regular file at `path`; invalid UTF-8 is replaced, not refused.
     public static func contents(of path: String, limit: Int = 1 << 20) throws(TextFileError) -> String {
-        let fd = try openChecked(path, limit: limit)
-        defer { close(fd) }
-        do {
-            return String(decoding: try Posix.readAll(fd, path: path), as: UTF8.self)
-        } catch {
-            throw .system(error)
-        }
+        String(decoding: try ReadOnlyFile(path: path).readAll(limit: limit), as: UTF8.self)
     }
 
     /// The text, or nil whatever the reason (a missing state file, say): for callers that need no words.
@@ -26,27 +20,7 @@ public enum TextFile {
     /// Checks that `path` is a regular file of at most `limit` bytes that can be opened for reading, as
     /// `contents` would, without reading it: for a file another library opens later (libcurl's CA file).
     public static func check(_ path: String, limit: Int = 1 << 20) throws(TextFileError) {
-        close(try openChecked(path, limit: limit))
-    }
-
-    private static func openChecked(_ path: String, limit: Int) throws(TextFileError) -> Int32 {
-        let fd: Int32
-        do { fd = try Posix.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY) } catch { throw .system(error) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else {
-            let error = SystemError.last("fstat", path)
-            close(fd)
-            throw .system(error)
-        }
-        let kind = FileType.of(status)
-        guard kind == FileType.regular else {
-            close(fd)
-            throw .notRegular(path: path, kind: TextFileError.name(ofFileType: kind))
-        }
-        guard status.st_size <= limit else {
-            close(fd)
-            throw .tooLarge(path: path, size: Int(status.st_size), limit: limit)
-        }
-        return fd
+        let file = try ReadOnlyFile(path: path)
+        guard file.byteCount <= limit else { throw .tooLarge(path: path, size: file.byteCount, limit: limit) }
     }
 }

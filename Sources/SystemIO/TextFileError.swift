@@ -7,11 +7,13 @@ public enum TextFileError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A FIFO, a device, a directory or a socket: reading it could block the loop or never end.
     case notRegular(path: String, kind: String)
     case tooLarge(path: String, size: Int, limit: Int)
+    /// Its bytes are not UTF-8, where text was expected (a PEM key, a JSON configuration).
+    case notText(path: String)
 
     public var path: String {
         switch self {
         case .system(let error): error.path ?? ""
-        case .notRegular(let path, _), .tooLarge(let path, _, _): path
+        case .notRegular(let path, _), .tooLarge(let path, _, _), .notText(let path): path
         }
     }
 
@@ -21,6 +23,7 @@ public enum TextFileError: Error, Hashable, Sendable, CustomStringConvertible {
         case .system(let error): error.reason
         case .notRegular(_, let kind): "is \(kind), not a regular file"
         case .tooLarge(_, let size, let limit): "is \(size) bytes, more than the \(limit) allowed"
+        case .notText: "is not UTF-8 text"
         }
     }
 
@@ -31,15 +34,4 @@ public enum TextFileError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "cannot read \(path): \(reason)" }
-
-    static func name(ofFileType kind: mode_t) -> String {
-        switch kind {
-        case FileType.fifo: "a FIFO"
-        case FileType.characterDevice: "a character device"
-        case FileType.blockDevice: "a block device"
-        case FileType.directory: "a directory"
-        case FileType.socket: "a socket"
-        default: "of an unknown type"
-        }
-    }
 }

@@ -13,7 +13,7 @@ public enum UnixSocket {
     public static func listen(at path: String, backlog: Int32 = 16) throws(ListenFailure) -> Int32 {
         var status = stat()
         if lstat(path, &status) == 0 {
-            guard FileType.of(status) == FileType.socket else {
+            guard FileStatus(status).kind == .socket else {
                 throw ListenFailure("\(path) exists and is not a socket: move it away")
             }
             if let fd = try? connect(to: path) {

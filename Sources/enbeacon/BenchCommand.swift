@@ -2,9 +2,7 @@ import Simulation
 import Agent
 import ENCore
 import Store
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// `enbeacon bench …`: measurements printed as figures, never asserted. Each benchmark also measures a
 /// baseline in the same run, because the machines are shared and their speed varies.
@@ -236,9 +234,7 @@ enum BenchCommand {
                 agrees = false
             }
         }
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        out.write("peak RSS \(usage.ru_maxrss / 1024) MB\n")
+        out.write("peak RSS \(Posix.peakResidentKilobytes / 1024) MB\n")
         out.write("match \(keysPerSecond(keyCount, runs[0].seconds)) keys/s\n")
         if sink == 42 { out.write("") }  // keeps the baseline loop from being optimised away
         return agrees && runs.allSatisfy({ $0.matched == $0.planted }) ? 0 : 1
@@ -264,7 +260,7 @@ enum BenchCommand {
         let keyPath = path + ".pub.pem"
         do {
             var written = ""
-            if !ReadOnlyFile.exists(path) {
+            if (try? Posix.status(of: path)) == nil {
                 let writeStart = monotonicSeconds()
                 let signing = try SigningKey.generateP256()
                 let descriptor = ExportDescriptor(startTimestamp: UInt64(benchStart.unixSeconds),
@@ -272,14 +268,14 @@ enum BenchCommand {
                 let writer = try ExportWriter(
                     descriptor: descriptor,
                     signers: [ExportSigner(key: signing, keyID: VerificationKeyID(id: "999", version: "v1"))],
-                    output: try WritableFile(path: path))
+                    output: try ExportFileOutput(path: path))
                 for i in 0..<requested { try writer.add(benchKey(i)) }
                 try writer.finish().commit()
-                let pem = try WritableFile(path: keyPath)
+                let pem = try ExportFileOutput(path: keyPath)
                 try Array(signing.publicKeyPEM.utf8).withUnsafeBytes { try pem.append($0) }
                 try pem.commit()
                 written = " (written in \(format(monotonicSeconds() - writeStart)) s, in this run)"
-            } else if !ReadOnlyFile.exists(keyPath) {
+            } else if (try? Posix.status(of: keyPath)) == nil {
                 out.write("enbeacon bench match: \(path) exists but its public key \(keyPath) does not\n")
                 return 1
             }
@@ -299,10 +295,8 @@ enum BenchCommand {
             let matchingTime = monotonicSeconds() - matchStart
             let matched = detection.matched.count
 
-            var usage = rusage()
-            getrusage(RUSAGE_SELF.rawValue, &usage)
-            let peakMB = Double(usage.ru_maxrss) / 1024
-            let size = ReadOnlyFile.exists(path) ? (try? ReadOnlyFile(path: path).byteCount) ?? 0 : 0
+            let peakMB = Double(Posix.peakResidentKilobytes) / 1024
+            let size = (try? Posix.status(of: path).byteCount) ?? 0
             out.write("export file \(path): \(keyCount) keys, \(size) bytes\(written)\n")
             out.write("keys \(keyCount), sightings \(sightingCount), planted \(planted), matched keys \(matched), "
                       + "skipped \(skipped)\n")
@@ -337,16 +331,12 @@ enum BenchCommand {
     }
 
     static func monotonicSeconds() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        Double(KernelClock.monotonicNanoseconds()) / 1e9
     }
 
     /// CPU time of the calling thread.
     static func cpuSeconds() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        Double(KernelClock.threadCPUNanoseconds()) / 1e9
     }
 
     static func format(_ x: Double) -> String {

@@ -2,9 +2,6 @@ import Agent
 import Console
 import Network
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `enbeacon ctl`: one console command on the running agent, through its unix socket.
 enum CtlCommand {
@@ -145,7 +142,7 @@ enum CtlCommand {
                     err.write(request.answersJSON ? reason + "\n" : "enbeacon ctl: \(reason)\n")
                     return 1
                 }
-                usleep(useconds_t(delayMilliseconds * 1000))
+                Posix.sleep(milliseconds: Int(delayMilliseconds))
                 delayMilliseconds = min(delayMilliseconds * 2, 250)
             }
         }
@@ -163,14 +160,14 @@ enum CtlCommand {
         do {
             fd = try UnixSocket.connect(to: path, timeout: .seconds(request.connectSeconds))
         } catch {
-            let reason = error.code == EAGAIN || error.code == EWOULDBLOCK
+            let reason = error.code == Errno.wouldBlock
                 ? "the agent on \(request.dataDirectory) did not take the connection within \(request.connectSeconds) s "
                     + "(connect timeout; it may be stuck, or its console overloaded)"
                 : connectionFailure(error.code, directory: request.dataDirectory, path: path)
             err.write("enbeacon ctl: \(reason)\n")
             return .finished(1)
         }
-        defer { close(fd) }
+        defer { DescriptorIO.close(fd) }
         UnixSocket.setTimeout(.receiving, .seconds(request.answerSeconds), on: fd)
         // If the agent hangs up early (it refuses a connection when busy) its answer is still read below.
         Array((request.line + "\n").utf8).withUnsafeBytes { _ = try? Posix.sendAll($0, to: fd) }
@@ -243,20 +240,20 @@ enum CtlCommand {
             let count = try Posix.receive(fd, into: buffer)
             return count > 0 ? .received(count) : .ended
         } catch {
-            return error.code == EAGAIN || error.code == EWOULDBLOCK ? .timedOut : .ended
+            return error.code == Errno.wouldBlock ? .timedOut : .ended
         }
     }
 
     static func connectionFailure(_ code: Int32, directory: String, path: String) -> String {
         switch code {
-        case ENOENT, ECONNREFUSED, ENOTDIR:
+        case Errno.noEntry, Errno.connectionRefused, Errno.notDirectory:
             "no agent is running on \(directory) (cannot connect to \(path))"
-        case EACCES, EPERM:
+        case Errno.accessDenied, Errno.notPermitted:
             "cannot connect to \(path): permission denied (run as the agent's user)"
-        case ENAMETOOLONG:
+        case Errno.nameTooLong:
             "cannot connect to \(path): the path is too long for a unix socket"
         default:
-            "cannot connect to \(path): \(String(cString: strerror(code)))"
+            "cannot connect to \(path): \(SystemError(call: "connect", code: code).reason)"
         }
     }
 }

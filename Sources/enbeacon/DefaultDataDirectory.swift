@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// Where the agent keeps its data when `--data` is not given: systemd's `$STATE_DIRECTORY`, else
 /// `~/.local/state/enbeacon`. `run` and `ctl` must agree on it, or `ctl` would not find the agent.
@@ -23,9 +21,8 @@ enum DefaultDataDirectory {
     static let unitStateDirectory = "/var/lib/enbeacon"
 
     private static func isSocket(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+        (try? Posix.status(of: path).kind) == .socket
     }
 
-    private static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+    private static func environment(_ name: String) -> String? { Posix.environment(name) }
 }

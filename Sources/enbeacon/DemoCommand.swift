@@ -1,8 +1,6 @@
 import Simulation
 import Agent
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// `enbeacon demo`: the care-home scenario in virtual time.
 enum DemoCommand {
@@ -39,13 +37,12 @@ enum DemoCommand {
     }
 
     static func run(_ options: CareHomeDemo.Options, out: FileOutput, err: FileOutput) -> Int32 {
-        var template = Array("/tmp/enbeacon-demo-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        let dir: String
+        do { dir = try Posix.makeTemporaryDirectory("/tmp/enbeacon-demo-") } catch {
             err.write("enbeacon demo: cannot create a temporary directory\n")
             return 1
         }
-        let dir = String(cString: made)
-        defer { removeTree(dir) }
+        defer { Posix.removeTree(dir) }
         do {
             let summary = try CareHomeDemo.run(options, dataRoot: dir) { out.write($0 + "\n") }
             return summary.violations == 0 && summary.exposuresCorrect ? 0 : 1
@@ -56,15 +53,4 @@ enum DemoCommand {
     }
 
     /// Removes the demo's data directories (two levels: one folder per badge).
-    static func removeTree(_ path: String) {
-        guard let d = opendir(path) else { unlink(path); return }
-        while let entry = readdir(d) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-            if name == "." || name == ".." { continue }
-            let child = path + "/" + name
-            if unlink(child) != 0 { removeTree(child) }
-        }
-        closedir(d)
-        rmdir(path)
-    }
 }

@@ -1,8 +1,6 @@
 import Agent
 import ENCore
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// Entry point: argument parsing, wiring and exit codes (0 success, 1 failure, 2 usage).
 @main
@@ -32,7 +30,7 @@ enum Enbeacon {
         let err = FileOutput(fd: 2, bufferLimit: 0)
         func finish(_ status: Int32 = 0) -> Never {
             out.flush()
-            exit(status)
+            Posix.exit(status)
         }
         func fail(_ message: String, status: Int32) -> Never {
             err.write(message + "\n")

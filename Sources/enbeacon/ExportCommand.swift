@@ -1,5 +1,6 @@
 import Agent
 import ENCore
+import SystemIO
 
 /// `enbeacon export decode` and `enbeacon export verify`: an export file taken apart for a person or a
 /// script, and its signature checked as a phone would. Both stream the file through `ExportFile`, so a
@@ -75,9 +76,9 @@ enum ExportCommand {
 
     static func open(_ path: String) throws(CommandFailure) -> ExportFile {
         do {
-            return try ExportFile(source: ReadOnlyFile(path: path))
-        } catch let problem as FileProblem {
-            throw CommandFailure("\(problem)")
+            return try ExportFile(source: ExportFileSource(path: path))
+        } catch let problem as TextFileError {
+            throw CommandFailure(problem.brief)
         } catch {
             throw CommandFailure("\(path): \(error)")
         }

@@ -1,7 +1,4 @@
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Text to a file descriptor, buffered up to 64 KiB. Written with write(2) rather than stdio
 /// because C's `stdout`/`stderr` globals are shared mutable state that Swift 6 rightly refuses.

@@ -1,4 +1,5 @@
 import ENCore
+import SystemIO
 
 /// Lines of a file, read in 64 KiB pieces; a line longer than `maxLength` is an error, not a buffer
 /// that grows with whatever the file holds.
@@ -55,7 +56,7 @@ struct LineReader {
         chunk = [UInt8](repeating: 0, count: 64 * 1024)
         let n: Int
         do {
-            n = try chunk.withUnsafeMutableBytes { (raw) throws(ExportFileError) in try file.read(at: offset, into: raw) }
+            n = try chunk.withUnsafeMutableBytes { (raw) throws(SystemError) in try file.read(at: offset, into: raw) }
         } catch {
             throw LineReader.Problem("\(error)")
         }

@@ -1,8 +1,6 @@
 import Agent
 import ENCore
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// `enbeacon match`: offline exposure detection, what the agent does after a key download, on files —
 /// export files (verified), stored sightings as JSON lines, and a risk configuration. The keys go through
@@ -167,7 +165,7 @@ enum MatchCommand {
     static func configurations(_ path: String?) throws(CommandFailure) -> (ExposureConfigurationV1, ExposureConfigurationV2) {
         guard let path else { return (RiskDefaults.v1, RiskDefaults.v2) }
         let text: String
-        do { text = try ReadOnlyFile(path: path).readText(limit: 1 << 20) } catch { throw CommandFailure("--config \(error)") }
+        do { text = try ReadOnlyFile(path: path).readText(limit: 1 << 20) } catch { throw CommandFailure("--config \(error.brief)") }
         do {
             let v1 = try ExposureConfigurationV1(json: text)
             // Asking the parsed document rather than searching the text: String.contains(String) would link
@@ -182,9 +180,7 @@ enum MatchCommand {
     }
 
     static func currentUnixSeconds() -> Int64 {
-        var t = timespec()
-        clock_gettime(CLOCK_REALTIME, &t)
-        return Int64(t.tv_sec)
+        KernelClock.realtimeNanoseconds() / 1_000_000_000
     }
 }
 

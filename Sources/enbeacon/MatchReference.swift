@@ -1,7 +1,5 @@
 import ENCore
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// `bench match --reference`: Tools/bench/match-reference.c, compiled with `cc` at run time and loaded into
 /// this process, so its key schedule and matcher run on the same thread as the Swift ones, slice by slice, on
@@ -21,7 +19,7 @@ final class MatchReference {
 
     /// The source file that was built.
     let source: String
-    private let handle: UnsafeMutableRawPointer
+    private let library: DynamicLibrary
     /// `count` keys laid out by `layOut` through the key schedule alone (144 RPIs each): the XOR of the first
     /// eight bytes of each key's last RPI (in this machine's byte order), as the Swift loop folds them.
     let keySchedule: KeySchedule
@@ -36,26 +34,26 @@ final class MatchReference {
             throw CommandFailure("--reference: \(Self.sourcePath) not found here or above the executable (run from a checkout)")
         }
         self.source = source
-        var template = Array((Self.temporaryDirectory() + "/enbeacon-reference-XXXXXX").utf8CString)
-        guard let dir = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
-            throw CommandFailure("--reference: cannot make a temporary directory: \(String(cString: strerror(errno)))")
+        let dir: String
+        do { dir = try Posix.makeTemporaryDirectory(Self.temporaryDirectory() + "/enbeacon-reference-") } catch {
+            throw CommandFailure("--reference: cannot make a temporary directory: \(error.reason)")
         }
-        let library = dir + "/match-reference.so"
+        let libraryPath = dir + "/match-reference.so"
         // The library is mapped once loaded: its file and directory can go at once, whatever happens next.
         defer {
-            unlink(library)
-            rmdir(dir)
+            Posix.removeName(libraryPath)
+            Posix.removeDirectory(dir)
         }
-        let status = Self.run(["cc"] + Self.compilerFlags + ["-o", library, source, "-lcrypto"])
+        let status = Posix.run(["cc"] + Self.compilerFlags + ["-o", libraryPath, source, "-lcrypto"])
         guard status == 0 else {
             throw CommandFailure("--reference: cc -O2 -shared -fPIC \(source) -lcrypto failed (\(status < 0 ? "cc not found" : "status \(status)"))")
         }
-        guard let handle = dlopen(library, RTLD_NOW | RTLD_LOCAL) else {
-            throw CommandFailure("--reference: cannot load it: \(dlerror().map { String(cString: $0) } ?? "?")")
+        let library: DynamicLibrary
+        do { library = try DynamicLibrary(libraryPath) } catch {
+            throw CommandFailure("--reference: cannot load it: \(error.reason)")
         }
-        self.handle = handle
         func symbol<T>(_ name: String, as type: T.Type) throws(CommandFailure) -> T {
-            guard let address = dlsym(handle, name) else { throw CommandFailure("--reference: \(source) has no \(name)") }
+            guard let address = library.symbol(name) else { throw CommandFailure("--reference: \(source) has no \(name)") }
             return unsafeBitCast(address, to: type)
         }
         let setup = try symbol("enb_reference_setup", as: Setup.self)
@@ -64,9 +62,8 @@ final class MatchReference {
         freeIndex = try symbol("enb_reference_index_free", as: FreeIndex.self)
         match = try symbol("enb_reference_match", as: Match.self)
         guard setup(now) == 1 else { throw CommandFailure("--reference: its libcrypto set-up failed") }
+        self.library = library
     }
-
-    deinit { dlclose(handle) }
 
     /// The reference's own index of `rpis` seen in `intervals`, freed with `free(index:)`.
     func index(rpis: [Bytes16], intervals: [UInt32], toleranceIntervals: Int64) -> UnsafeMutableRawPointer? {
@@ -95,36 +92,18 @@ final class MatchReference {
     /// The source under the current directory, or under a directory above the executable (which SwiftPM puts
     /// under .build in the checkout).
     private static func findSource() -> String? {
-        if access(sourcePath, R_OK) == 0 { return sourcePath }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        var dir = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if Posix.isReadable(sourcePath) { return sourcePath }
+        guard var dir = Posix.executablePath else { return nil }
         while let slash = dir.lastIndex(of: "/"), slash != dir.startIndex {
             dir = String(dir[..<slash])
             let candidate = dir + "/" + sourcePath
-            if access(candidate, R_OK) == 0 { return candidate }
+            if Posix.isReadable(candidate) { return candidate }
         }
         return nil
     }
 
     private static func temporaryDirectory() -> String {
-        if let tmp = getenv("TMPDIR"), tmp.pointee != 0 { return String(cString: tmp) }
-        return "/tmp"
-    }
-
-    /// Runs `arguments` (the first found on PATH) with this process's stdout and stderr: its exit status, or
-    /// -1 when it could not be started.
-    private static func run(_ arguments: [String]) -> Int32 {
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { Glibc.free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawnp(&pid, arguments[0], nil, nil, argv, environ) == 0 else { return -1 }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return -1 }
-        }
-        // WIFEXITED / WEXITSTATUS, which Glibc's module does not export as functions.
-        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        guard let tmp = Posix.environment("TMPDIR"), !tmp.isEmpty else { return "/tmp" }
+        return tmp
     }
 }

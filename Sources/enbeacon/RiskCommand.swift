@@ -1,4 +1,5 @@
 import ENCore
+import SystemIO
 
 /// `enbeacon risk`: the Corona-Warn-App's risk calculation on exposure windows given in a file, without a store or
 /// a radio, so that a health authority can see what its configuration makes of windows phones report.
@@ -65,6 +66,6 @@ enum RiskCommand {
     }
 
     private static func read(_ path: String, limit: Int, option: String) throws(CommandFailure) -> String {
-        do { return try ReadOnlyFile(path: path).readText(limit: limit) } catch { throw CommandFailure("\(option) \(error)") }
+        do { return try ReadOnlyFile(path: path).readText(limit: limit) } catch { throw CommandFailure("\(option) \(error.brief)") }
     }
 }

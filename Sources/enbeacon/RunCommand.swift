@@ -1,6 +1,5 @@
 import Simulation
 import Agent
-import CLinux
 import Console
 import Metrics
 import Network
@@ -9,9 +8,6 @@ import Store
 import EventLoop
 import HCI
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `enbeacon run`: the agent on the real event loop, on the board's transport or the one given.
 enum RunCommand {
@@ -129,17 +125,16 @@ enum RunCommand {
 
     /// Whether two descriptors are the same terminal device.
     static func sameTerminal(_ a: Int32, _ b: Int32) -> Bool {
-        guard isatty(a) == 1, isatty(b) == 1 else { return false }
-        var sa = stat(), sb = stat()
-        guard fstat(a, &sa) == 0, fstat(b, &sb) == 0 else { return false }
-        return sa.st_rdev == sb.st_rdev
+        guard Posix.isTerminal(a), Posix.isTerminal(b),
+              let sa = try? Posix.status(of: a), let sb = try? Posix.status(of: b) else { return false }
+        return sa.device == sb.device
     }
 
     /// Runs until stopped; returns the exit status.
     static func run(_ request: Request, err: FileOutput) -> Int32 {
         // One malloc arena: the agent is one thread, and the threads libcurl starts to resolve names would
         // otherwise each get an arena of their own whose freed memory stays resident.
-        _ = enb_malloc_single_arena()
+        Posix.useOneMallocArena()
         let loop = PollLoop()
         let logOutput = LogOutput(err: err)
         // A storm of one kind of message (a controller faulting in a loop) costs a few lines a minute.
@@ -180,11 +175,12 @@ enum RunCommand {
             agent.attach(indicators: request.board.indicators.open(loop: loop, log: log).lines)
         }
         do {
-            let signals = [SIGTERM, SIGINT, SIGHUP] + (LoopStallHook.isEnabled ? [SIGUSR1] : [])
+            let signals = [SignalDescriptor.terminate, SignalDescriptor.interrupt, SignalDescriptor.hangup]
+                + (LoopStallHook.isEnabled ? [SignalDescriptor.user1] : [])
             try loop.handleSignals(signals) { signal in
-                if signal == SIGUSR1 {
+                if signal == SignalDescriptor.user1 {
                     LoopStallHook.stall(log: log)
-                } else if signal == SIGHUP {
+                } else if signal == SignalDescriptor.hangup {
                     reloadConfiguration(agent, file: request.configurationFile, log: log)
                 } else {
                     log.info("stopping on signal \(signal)")

@@ -1,4 +1,5 @@
 import ENCore
+import SystemIO
 
 /// Sightings as JSON lines, the input of `enbeacon match`: one object per line,
 ///
@@ -23,7 +24,7 @@ enum SightingsFile {
 
     static func read(_ path: String) throws(CommandFailure) -> [Sighting] {
         let file: ReadOnlyFile
-        do { file = try ReadOnlyFile(path: path) } catch { throw CommandFailure("\(error)") }
+        do { file = try ReadOnlyFile(path: path) } catch { throw CommandFailure(error.brief) }
         var sightings: [Sighting] = []
         var lines = LineReader(file: file, maxLength: maxLineLength)
         while true {

@@ -1,4 +1,5 @@
 import ENCore
+import SystemIO
 
 /// The `--key PEM` public keys of `export verify` and `match`, and the key ids they are trusted under.
 ///
@@ -25,8 +26,8 @@ struct TrustedKeys {
             do {
                 let pem = try ReadOnlyFile(path: path).readText(limit: maxPEMSize)
                 keys.append(Key(path: path, key: try VerificationKey(pem: pem)))
-            } catch let problem as FileProblem {
-                throw CommandFailure("--key \(problem)")
+            } catch let problem as TextFileError {
+                throw CommandFailure("--key \(problem.brief)")
             } catch {
                 throw CommandFailure("--key \(path): \(error)")
             }

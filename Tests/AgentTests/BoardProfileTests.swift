@@ -31,7 +31,7 @@ import Testing
             #expect(board.calibrationConfidence == expected, "\(value)")
         }
         for value in ["4", "-1", "best", ""] {
-            #expect(throws: ConfigError(line: 1, "radio.calibration_confidence: expected 0-3 (lowest, low, medium, high), got '\(value)'")) {
+            #expect(throws: ConfigurationError(line: 1, "radio.calibration_confidence: expected 0-3 (lowest, low, medium, high), got '\(value)'")) {
                 try BoardProfile(parsing: "radio.calibration_confidence = \(value)", defaultName: "b")
             }
         }
@@ -50,7 +50,7 @@ import Testing
 
     @Test("a console that is not stdin, none or a device is refused with its line")
     func badConsole() {
-        #expect(throws: ConfigError(line: 2, "console: expected stdin, none or DEVICE[,BAUD] such as /dev/ttyS0,115200, got 'ttyS0'")) {
+        #expect(throws: ConfigurationError(line: 2, "console: expected stdin, none or DEVICE[,BAUD] such as /dev/ttyS0,115200, got 'ttyS0'")) {
             try BoardProfile(parsing: "transport = virtual\nconsole = ttyS0", defaultName: "v")
         }
     }

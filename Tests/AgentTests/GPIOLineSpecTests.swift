@@ -45,7 +45,7 @@ import Testing
         #expect(board.indicators.button == .gpio(GPIOLineSpec(chip: "gpiochip0", line: .offset(27), activeLow: true, bias: .pullUp)))
         #expect(try BoardProfile(parsing: "transport = user:hci0", defaultName: "pi").indicators.isEmpty)
         #expect(BoardProfile.virtual.indicators == .virtual)
-        #expect(throws: ConfigError(line: 2, "indicator.led: a line number needs its chip, such as gpiochip0:5; "
+        #expect(throws: ConfigurationError(line: 2, "indicator.led: a line number needs its chip, such as gpiochip0:5; "
                                     + "a line name (GPIO5) is looked for on every chip")) {
             try BoardProfile(parsing: "transport = virtual\nindicator.led = 5", defaultName: "v")
         }

@@ -15,7 +15,7 @@ import TestSupport
     static let noon: Int64 = 1_622_548_800
 
     /// A health authority that answers as scripted, on the loop, 10 ms after each request.
-    final class ScriptedAuthority: HealthAuthorityTransport {
+    final class ScriptedAuthority: NetworkTransport {
         let loop: VirtualLoop
         private(set) var requests: [HealthAuthorityRequest] = []
         /// When each request came, in the loop's time.
@@ -48,6 +48,24 @@ import TestSupport
             times.append(loop.now)
             let result = answer(request) ?? success(request)
             let timer = loop.schedule(after: .milliseconds(10)) { completion(result) }
+            return { [loop] in loop.cancel(timer) }
+        }
+
+        /// A health authority serves no key files: a key share never asks for one.
+        func fetch(_ request: HTTPClient.Request,
+                   completion: @escaping (Result<[UInt8], HTTPClient.Failure>) -> Void) -> () -> Void {
+            refuse(request, completion)
+        }
+
+        func fetch(_ request: HTTPClient.Request, into descriptor: Int32, path: String,
+                   completion: @escaping (Result<Int, HTTPClient.Failure>) -> Void) -> () -> Void {
+            refuse(request, completion)
+        }
+
+        private func refuse<T>(_ request: HTTPClient.Request,
+                               _ completion: @escaping (Result<T, HTTPClient.Failure>) -> Void) -> () -> Void {
+            Issue.record("the key share fetched \(request.url)")
+            let timer = loop.schedule(after: .zero) { completion(.failure(.httpStatus(404))) }
             return { [loop] in loop.cancel(timer) }
         }
 

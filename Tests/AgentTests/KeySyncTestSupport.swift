@@ -123,9 +123,10 @@ final class KeySyncWorld {
     }
 
     /// Builds the services from a configuration (what `enbeacon run --config` does), with retries fast
-    /// enough for a test.
+    /// enough for a test, on `transport` (libcurl's `HTTPClient` unless a test substitutes one).
     func makeKeySync(_ extra: [String], retry: RetryPolicy = RetryPolicy(attempts: 4, firstDelay: .milliseconds(20),
-                                                                          maximumDelay: .milliseconds(200))) throws {
+                                                                          maximumDelay: .milliseconds(200)),
+                     transport: (any NetworkTransport)? = nil) throws {
         let configuration = try Configuration(parsing: configurationText(extra))
         var settings = try KeySyncSettings(configuration: configuration)
         settings.retry = retry
@@ -134,7 +135,7 @@ final class KeySyncWorld {
         exposures = ExposureLog(dataDirectory: dataDirectory, log: log)
         notifier = ExposureNotifier(loop: loop, settings: ExposureNotifier.Settings(configuration: configuration), log: log)
         let clock = Clock(loop: LaterWallClock(loop, by: { [unowned self] in wallClockAhead }), policy: .trusted, log: log)
-        keySync = KeySync(loop: loop, http: try HTTPClient(loop: loop), settings: settings,
+        keySync = KeySync(loop: loop, http: try transport ?? HTTPClient(loop: loop), settings: settings,
                           clock: clock, store: store, exposures: exposures,
                           notifier: notifier, schedule: schedule, dataDirectory: dataDirectory, log: log)
         keySync.onRunFinished = { [weak self] report in self?.reports.append(report) }

@@ -33,39 +33,39 @@ public struct BoardProfile: Equatable, Sendable {
     }
 
     /// Parses a profile; every error names the line and what was expected there.
-    public init(parsing text: String, defaultName: String) throws(ConfigError) {
+    public init(parsing text: String, defaultName: String) throws(ConfigurationError) {
         self = BoardProfile(name: defaultName, transport: .virtual)
         for (key, value, line) in try KeyValueLines.parse(text) {
             switch key {
             case "name": name = value
             case "transport":
                 do { transport = try TransportSpec(parsing: value) } catch {
-                    throw ConfigError(line: line, "transport \(error)")
+                    throw ConfigurationError(line: line, "transport \(error)")
                 }
             case "simulated_phones":
                 guard let n = Int(value), (0...50).contains(n) else {
-                    throw ConfigError(line: line, "simulated_phones: expected 0-50, got '\(value)'")
+                    throw ConfigurationError(line: line, "simulated_phones: expected 0-50, got '\(value)'")
                 }
                 simulatedPhones = n
             case "clock":
                 guard let policy = ClockPolicy(rawValue: value) else {
-                    throw ConfigError(line: line, "clock: expected ntp, rtc or trusted, got '\(value)'")
+                    throw ConfigurationError(line: line, "clock: expected ntp, rtc or trusted, got '\(value)'")
                 }
                 clock = policy
             case "console":
-                do { console = try ConsoleSpec(parsing: value) } catch { throw ConfigError(line: line, "console: \(error)") }
+                do { console = try ConsoleSpec(parsing: value) } catch { throw ConfigurationError(line: line, "console: \(error)") }
             case "radio.calibration_confidence":
                 // The number, as the metadata carries it, or its name.
                 guard let confidence = Int(value).flatMap(CalibrationConfidence.init(rawValue:))
                     ?? CalibrationConfidence(name: value) else {
-                    throw ConfigError(line: line, "radio.calibration_confidence: expected 0-3 (lowest, low, medium, high), "
+                    throw ConfigurationError(line: line, "radio.calibration_confidence: expected 0-3 (lowest, low, medium, high), "
                                       + "got '\(value)'")
                 }
                 calibrationConfidence = confidence
             case _ where IndicatorWiring.keys.contains(key):
-                do { try indicators.set(key, value) } catch { throw ConfigError(line: line, "\(key): \(error)") }
+                do { try indicators.set(key, value) } catch { throw ConfigurationError(line: line, "\(key): \(error)") }
             default:
-                throw ConfigError(line: line, "unknown key '\(key)' (known: \(Self.knownKeys.joined(separator: ", ")))")
+                throw ConfigurationError(line: line, "unknown key '\(key)' (known: \(Self.knownKeys.joined(separator: ", ")))")
             }
         }
     }

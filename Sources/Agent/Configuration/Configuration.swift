@@ -20,10 +20,7 @@ public struct Configuration: Equatable, Sendable {
     /// are errors naming the line.
     public init(parsing text: String) throws(ConfigurationError) {
         var lines: [String: Int] = [:]
-        let entries: [(key: String, value: String, line: Int)]
-        do { entries = try KeyValueLines.parse(text) } catch {
-            throw ConfigurationError(error.message, at: "line \(error.line)")
-        }
+        let entries = try KeyValueLines.parse(text)
         for (name, value, line) in entries {
             let location = "line \(line)"
             if let first = lines[name] {

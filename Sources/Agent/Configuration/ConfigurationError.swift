@@ -10,6 +10,9 @@ public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConver
         self.message = message
     }
 
+    /// An error of the `key = value` line `line` (1-based): of the config file or of a board profile.
+    public init(line: Int, _ message: String) { self.init(message, at: "line \(line)") }
+
     static func unknownKey(_ name: String, at location: String?) -> ConfigurationError {
         if let problem = ConfigurationKey.keyServerKeyProblem(name) { return ConfigurationError(problem, at: location) }
         return ConfigurationError("unknown key '\(name)' (known: \(ConfigurationKey.all.map(\.name).joined(separator: ", ")))",

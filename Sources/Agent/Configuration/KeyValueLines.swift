@@ -5,14 +5,14 @@
 /// space or tab, so a URL's `#fragment` is part of the value. A value may be quoted, to keep spaces at
 /// its ends or a ` #` in it: `"…"` (where `\"` and `\\` stand for `"` and `\`) or `'…'` (taken as is).
 public enum KeyValueLines {
-    public static func parse(_ text: String) throws(ConfigError) -> [(key: String, value: String, line: Int)] {
+    public static func parse(_ text: String) throws(ConfigurationError) -> [(key: String, value: String, line: Int)] {
         var out: [(String, String, Int)] = []
         for (index, line) in lines(of: text).enumerated() {
             do {
                 guard let entry = try KeyValueLine(parsing: line) else { continue }
                 out.append((entry.key, entry.value, index + 1))
             } catch {
-                throw ConfigError(line: index + 1, error.message)
+                throw ConfigurationError(line: index + 1, error.message)
             }
         }
         return out

@@ -1,7 +1,4 @@
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Where exports are downloaded to: temporary files in the data directory (`keysync-N.download`, 0600),
 /// each removed once its keys have been matched or the file refused. Files of a multi-file batch wait here
@@ -24,17 +21,16 @@ final class DownloadFolder {
         while true {
             let path = directory + "/" + Self.prefix + String(next) + Self.suffix
             next += 1
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if fd < 0 {
+            let fd: Int32
+            do { fd = try Posix.open(path, .writeOnly, [.create, .exclusive]) } catch {
                 // A name still taken (another run's file): take the next one.
-                if errno == EINTR || errno == EEXIST { continue }
-                throw .last("open", path)
+                if error.code == Errno.exists { continue }
+                throw error
             }
             // open's mode is filtered by the umask; downloads hold keys, so 0600 whatever it is.
-            guard fchmod(fd, 0o600) == 0 else {
-                let error = SystemError.last("fchmod", path)
-                close(fd)
-                unlink(path)
+            do { try Posix.changeMode(fd, to: 0o600, path: path) } catch {
+                DescriptorIO.close(fd)
+                Posix.removeName(path)
                 throw error
             }
             return (path, fd)
@@ -42,22 +38,16 @@ final class DownloadFolder {
     }
 
     func remove(_ path: String) {
-        unlink(path)
+        Posix.removeName(path)
     }
 
     /// Removes every download left behind; returns how many there were.
     @discardableResult
     func removeStale() -> Int {
-        guard let dir = opendir(directory) else { return 0 }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasPrefix(Self.prefix) && name.hasSuffix(Self.suffix) { names.append(name) }
+        let names = ((try? PosixFileSystem().fileNames(in: directory)) ?? []).filter {
+            $0.hasPrefix(Self.prefix) && $0.hasSuffix(Self.suffix)
         }
-        for name in names { unlink(directory + "/" + name) }
+        for name in names { Posix.removeName(directory + "/" + name) }
         return names.count
     }
 }

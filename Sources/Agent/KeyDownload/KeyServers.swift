@@ -17,7 +17,7 @@ public final class KeyServers {
     private let make: (KeySyncSettings, Bool) -> KeySync
     private var started = false
 
-    public init(loop: any EventLoop, http: HTTPClient, settings: [KeySyncSettings], clock: Clock, store: SightingStore,
+    public init(loop: any EventLoop, http: any NetworkTransport, settings: [KeySyncSettings], clock: Clock, store: SightingStore,
                 exposures: ExposureLog, notifier: ExposureNotifier, schedule: KeySchedule, dataDirectory: String,
                 generator: @escaping (String?) -> any RandomNumberGenerator, log: Logger) {
         let turns = SyncTurns()

@@ -34,7 +34,7 @@ public final class KeySync {
     /// Who asked `syncNow` to tell them how the run ended (the console's `sync now` waits for it).
     private var waiters: [(SyncReport) -> Void] = []
 
-    public convenience init(loop: any EventLoop, http: HTTPClient, settings: KeySyncSettings, clock: Clock, store: SightingStore,
+    public convenience init(loop: any EventLoop, http: any NetworkTransport, settings: KeySyncSettings, clock: Clock, store: SightingStore,
                 exposures: ExposureLog, notifier: ExposureNotifier, schedule: KeySchedule, dataDirectory: String,
                 generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), log: Logger) {
         self.init(loop: loop, http: http, settings: settings, clock: clock, store: store, exposures: exposures,
@@ -45,7 +45,7 @@ public final class KeySync {
     /// One of several servers' syncs (`KeyServers`): `turns` is shared with the others, and only the first
     /// made removes downloads left by an earlier run (one made later, by a configuration change, might take
     /// another server's download under way for one).
-    init(loop: any EventLoop, http: HTTPClient, settings: KeySyncSettings, clock: Clock, store: SightingStore,
+    init(loop: any EventLoop, http: any NetworkTransport, settings: KeySyncSettings, clock: Clock, store: SightingStore,
          exposures: ExposureLog, notifier: ExposureNotifier, schedule: KeySchedule, dataDirectory: String,
          turns: SyncTurns, removesStaleDownloads: Bool, generator: any RandomNumberGenerator, log: Logger) {
         self.settings = settings

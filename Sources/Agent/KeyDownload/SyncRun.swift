@@ -3,9 +3,6 @@ import EventLoop
 import Network
 import Store
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One pass over the key server: fetch the listing, then for each new export in turn download it to a
 /// temporary file (retrying what may recover), check its signature in loop slices, hold it until its batch
@@ -26,12 +23,13 @@ import Glibc
 ///
 /// Those rules are `SyncMachine`'s, a value with no I/O; this class is its driver: it feeds the machine events
 /// (a transfer, a verification or a match job ended) and performs the actions it answers with, through
-/// `HTTPClient`, the loop, the download folder, `VerificationJob`, `BatchMatchJob` and the exposure log.
+/// the `NetworkTransport` (`HTTPClient`, or a test's substitute), the loop, the download folder,
+/// `VerificationJob`, `BatchMatchJob` and the exposure log.
 final class SyncRun {
     /// What a run works with; owned by `KeySync`.
     struct Context {
         let loop: any EventLoop
-        let http: HTTPClient
+        let http: any NetworkTransport
         let clock: Clock
         let store: SightingStore
         let exposures: ExposureLog
@@ -45,7 +43,7 @@ final class SyncRun {
     /// A verified download waiting for the rest of its batch.
     struct Held {
         let export: VerifiedExportFile
-        let source: DownloadedExport
+        let source: ExportFileSource
         let entry: String
     }
 
@@ -68,7 +66,8 @@ final class SyncRun {
     private let context: Context
     private let jitter: () -> Double
 
-    private var transfer: HTTPClient.Transfer?
+    /// Drops the transfer under way, if there is one.
+    private var cancelTransfer: (() -> Void)?
     private var retryTimer: TimerHandle?
     private var verification: VerificationJob?
     private var matchJob: BatchMatchJob?
@@ -100,7 +99,7 @@ final class SyncRun {
     /// Stops at once: no callback. What was processed is kept in the cursor, written now.
     func cancel() {
         guard !machine.isOver else { return }
-        transfer?.cancel()
+        cancelTransfer?()
         if let retryTimer { context.loop.cancel(retryTimer) }
         verification?.cancel()
         matchJob?.cancel()
@@ -124,7 +123,7 @@ final class SyncRun {
             return match([BatchMatchJob.File(keys: .held(keys), name: "keys held until their embargo ended")])
         case .fetchListing(let url, let cap):
             let started = context.loop.now
-            transfer = context.http.get(request(url, maximumBytes: cap)) { [weak self] result in
+            cancelTransfer = context.http.fetch(request(url, maximumBytes: cap)) { [weak self] result in
                 guard let self, let elapsed = transferEnded(started) else { return }
                 switch result {
                 case .success(let body): perform(machine.listingFetched(body, elapsed: elapsed))
@@ -173,7 +172,7 @@ final class SyncRun {
 
     /// A transfer's time, unless the run ended meanwhile (then its outcome matters no more).
     private func transferEnded(_ started: MonotonicInstant) -> Duration? {
-        transfer = nil
+        cancelTransfer = nil
         return machine.isOver ? nil : context.loop.now - started
     }
 
@@ -191,9 +190,9 @@ final class SyncRun {
             return machine.stopped("\(entry): no file to download to")
         }
         // Each attempt starts from an empty file.
-        _ = ftruncate(descriptor, 0)
+        try? Posix.truncate(descriptor, to: 0)
         let started = context.loop.now
-        transfer = context.http.download(request(url, maximumBytes: maximumBytes), to: descriptor, path: path) {
+        cancelTransfer = context.http.fetch(request(url, maximumBytes: maximumBytes), into: descriptor, path: path) {
             [weak self] result in
             guard let self, let elapsed = transferEnded(started) else { return }
             switch result {
@@ -213,10 +212,10 @@ final class SyncRun {
     private func verify(_ entry: String) -> [Action] {
         guard let path = current?.path else { return machine.stopped("\(entry): the download is gone") }
         let started = context.loop.now
-        let source: DownloadedExport
+        let source: ExportFileSource
         let job: VerificationJob
         do {
-            source = try DownloadedExport(path: path)
+            source = try ExportFileSource(path: path)
             let file = try ExportFile(source: source, maxExportBinSize: settings.limits.maxFileBytes)
             job = VerificationJob(try file.verification(with: settings.keyring), loop: context.loop)
         } catch let error as ExportFileError {
@@ -307,7 +306,7 @@ final class SyncRun {
 
     private func closeWriter() {
         if let descriptor = current?.descriptor {
-            close(descriptor)
+            DescriptorIO.close(descriptor)
             current?.descriptor = nil
         }
     }

@@ -16,7 +16,7 @@ import SystemIO
 ///
 /// Those rules are `ShareMachine`'s, a value with no I/O; this class is its driver on the loop: it feeds the
 /// machine events (staff's commands, the transport's answers, its timers, the clock and the settings) and
-/// performs the actions it answers with, through the `HealthAuthorityTransport`, `DATA/share`, the log and the
+/// performs the actions it answers with, through the `NetworkTransport`, `DATA/share`, the log and the
 /// notifier.
 public final class KeyShare {
     public var settings: KeyShareSettings { machine.settings }
@@ -31,7 +31,7 @@ public final class KeyShare {
     private let clock: Clock
     /// The badge's own keys (the advertiser's, as in `DATA/keys`).
     private let ownKeys: () -> [TemporaryExposureKey]
-    private let transport: any HealthAuthorityTransport
+    private let transport: any NetworkTransport
     private let notifier: ExposureNotifier
     private let fileSystem: any FileSystem
     private let path: String
@@ -48,7 +48,7 @@ public final class KeyShare {
     private var cancelChaff: (() -> Void)?
 
     public init(loop: any EventLoop, clock: Clock, ownKeys: @escaping () -> [TemporaryExposureKey],
-                transport: any HealthAuthorityTransport, settings: KeyShareSettings, notifier: ExposureNotifier,
+                transport: any NetworkTransport, settings: KeyShareSettings, notifier: ExposureNotifier,
                 fileSystem: any FileSystem, dataDirectory: String,
                 generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), log: Logger) {
         self.loop = loop

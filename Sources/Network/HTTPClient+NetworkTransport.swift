@@ -1,7 +1,16 @@
+/// Both network services go through the same client: one libcurl, loaded only while either is under way.
+extension HTTPClient: NetworkTransport {
+    public func fetch(_ request: Request, completion: @escaping (Result<[UInt8], Failure>) -> Void) -> () -> Void {
+        let transfer = get(request, completion: completion)
+        return { transfer?.cancel() }
+    }
 
-/// The key share's requests go through the same client as key downloads: one libcurl, loaded only while
-/// either is under way.
-extension HTTPClient: HealthAuthorityTransport {
+    public func fetch(_ request: Request, into descriptor: Int32, path: String,
+                      completion: @escaping (Result<Int, Failure>) -> Void) -> () -> Void {
+        let transfer = download(request, to: descriptor, path: path, completion: completion)
+        return { transfer?.cancel() }
+    }
+
     /// The health authority's answers are a few KB (padded to 1–2 KB); a megabyte is no answer of its API.
     static let healthAuthorityAnswerLimit = 1 << 20
 

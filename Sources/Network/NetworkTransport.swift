@@ -1,11 +1,32 @@
-/// How the key share reaches the health authority: one JSON POST at a time, answered on the loop.
-/// `HTTPClient` implements it over libcurl; tests substitute servers that answer as they are told.
-public protocol HealthAuthorityTransport: AnyObject {
-    /// POSTs `request`; `completion` runs on the loop with the answer, whatever its status, or why there was
-    /// none. Returns a function that drops the request without calling `completion`.
+/// How both network services reach their servers, each request answered on the loop: the key download's GETs
+/// (a listing kept in memory, an export streamed to a file) and the key share's JSON POSTs. `HTTPClient`
+/// implements it over libcurl; tests substitute servers that answer as they are told, without a socket.
+///
+/// Every call returns a function that drops the request without calling `completion`.
+public protocol NetworkTransport: AnyObject {
+    /// GETs `request`, its body kept in memory (at most `request.maximumBytes`); `completion` has the body or
+    /// why there was none.
+    func fetch(_ request: HTTPClient.Request, completion: @escaping (Result<[UInt8], HTTPClient.Failure>) -> Void)
+        -> () -> Void
+
+    /// GETs `request` into `descriptor`, an empty file open for writing (`path` names it in errors);
+    /// `completion` has the number of bytes written, or why the file does not hold the body.
+    func fetch(_ request: HTTPClient.Request, into descriptor: Int32, path: String,
+               completion: @escaping (Result<Int, HTTPClient.Failure>) -> Void) -> () -> Void
+
+    /// POSTs `request`; `completion` has the answer, whatever its status, or why there was none.
     func send(_ request: HealthAuthorityRequest,
               completion: @escaping (Result<HealthAuthorityResponse, HealthAuthorityTransportFailure>) -> Void)
         -> () -> Void
+
+    /// No request will come for a while (a large export is being checked): what a transfer holds (libcurl, for
+    /// `HTTPClient`) can go now rather than on its idle timer, so its memory and the caller's never add up.
+    func unloadIfIdle()
+}
+
+extension NetworkTransport {
+    /// A transport that holds nothing between requests has nothing to let go.
+    public func unloadIfIdle() {}
 }
 
 /// One POST to the verification server or the key server.
