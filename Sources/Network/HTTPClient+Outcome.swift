@@ -1,4 +1,5 @@
 import CCurl
+import SystemIO
 
 /// What a finished transfer came to: its body, a redirect to check and follow, or a failure in the words a
 /// log or staff read.

@@ -40,7 +40,8 @@ extension HTTPClient {
         /// A POST's headers, which libcurl reads until the transfer is cleaned up; freed in `finish`.
         var headerList: UnsafeMutablePointer<curl_slist>?
         let completion: (Result<Received, Failure>) -> Void
-        weak var client: HTTPClient?
+        /// The client, while the transfer is under way (for `cancel`); `finish` and `unload` let it go.
+        var client: HTTPClient?
 
         init(easy: UnsafeMutableRawPointer, getinfo: enb_curl_easy_getinfo_fn, request: Request,
                          sink: Sink, completion: @escaping (Result<Received, Failure>) -> Void) {

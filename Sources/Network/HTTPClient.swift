@@ -79,6 +79,7 @@ public final class HTTPClient {
             curl.slistFreeAll(transfer.headerList)
             transfer.headerList = nil
         }
+        for transfer in transfers.values { transfer.client = nil }
         transfers.removeAll()
         for watch in watches.values { loop.unwatch(watch) }
         watches.removeAll()
@@ -91,8 +92,9 @@ public final class HTTPClient {
 
     private func scheduleUnloadIfIdle() {
         guard transfers.isEmpty, curl != nil, idleTimer == nil else { return }
-        idleTimer = loop.schedule(after: idleUnload) { [weak self] in
-            guard let self else { return }
+        // The loop holds the client until this fires or `unload` cancels it (no weak references: see README's
+        // board build); the same holds for every watch and timer below.
+        idleTimer = loop.schedule(after: idleUnload) { [self] in
             self.idleTimer = nil
             if self.transfers.isEmpty { self.unload() }
         }
@@ -108,8 +110,7 @@ public final class HTTPClient {
         if let idleTimer { loop.cancel(idleTimer) }
         // On the next turn, not now: the caller may be inside a transfer's completion, with libcurl's
         // message loop still to return to.
-        idleTimer = loop.schedule(after: .zero) { [weak self] in
-            guard let self else { return }
+        idleTimer = loop.schedule(after: .zero) { [self] in
             self.idleTimer = nil
             if self.transfers.isEmpty { self.unload() }
         }
@@ -152,7 +153,7 @@ public final class HTTPClient {
         var request = request
         request.post = nil
         return start(request, sink: .file(descriptor: descriptor, path: path, written: 0)) { result in
-            completion(result.map(\.sink.count))
+            completion(result.map { $0.sink.count })
         }
     }
 
@@ -199,8 +200,7 @@ public final class HTTPClient {
             return
         }
         guard what != CURL_POLL_REMOVE else { return }
-        watches[socket] = loop.watch(fd: socket, for: interest(what)) { [weak self] readiness in
-            guard let self else { return }
+        watches[socket] = loop.watch(fd: socket, for: interest(what)) { [self] readiness in
             var mask: Int32 = 0
             if readiness.contains(.readable) || readiness.contains(.hangup) { mask |= CURL_CSELECT_IN }
             if readiness.contains(.writable) { mask |= CURL_CSELECT_OUT }
@@ -226,8 +226,7 @@ public final class HTTPClient {
         timer = nil
         guard milliseconds >= 0 else { return }
         // libcurl forbids calling back into it from this callback: act on the next loop turn at the earliest.
-        timer = loop.schedule(after: .milliseconds(milliseconds)) { [weak self] in
-            guard let self else { return }
+        timer = loop.schedule(after: .milliseconds(milliseconds)) { [self] in
             self.timer = nil
             var running: Int32 = 0
             guard let curl = self.curl, let multi = self.multiHandle else { return }
@@ -278,6 +277,7 @@ public final class HTTPClient {
             curl.slistFreeAll(transfer.headerList)
         }
         transfer.headerList = nil
+        transfer.client = nil
         if let result { transfer.completion(result) }
         scheduleUnloadIfIdle()
     }
