@@ -9,7 +9,7 @@ final class MetricsHTTPConnection {
     private let loop: any EventLoop
     private let settings: MetricsHTTPServer.Settings
     private let body: () -> String
-    private let onClose: (MetricsHTTPConnection) -> Void
+    private var onClose: (MetricsHTTPConnection) -> Void
     private var received: [UInt8] = []
     private var watch: WatchHandle?
     private var timer: TimerHandle?
@@ -26,15 +26,17 @@ final class MetricsHTTPConnection {
         self.body = body
         self.onClose = onClose
         writer = DescriptorWriter(loop: loop, fd: fd, settings: DescriptorWriter.Settings(stallTimeout: settings.writeStallTimeout))
-        writer.onFailure = { [unowned self] _ in close() }
-        writer.onDrained = { [unowned self] in if answered { close() } }
     }
 
+    /// From here until `close` the writer, the watch and the timer hold the connection (no weak references:
+    /// the board build has none); `close` cancels and unhooks them all.
     func start() {
-        watch = loop.watch(fd: fd, for: .readable) { [weak self] _ in self?.read() }
-        timer = loop.schedule(after: settings.requestTimeout) { [weak self] in
-            self?.timer = nil
-            self?.answer(408, "Request Timeout", "no request within the time allowed\n")
+        writer.onFailure = { _ in self.close() }
+        writer.onDrained = { if self.answered { self.close() } }
+        watch = loop.watch(fd: fd, for: .readable) { _ in self.read() }
+        timer = loop.schedule(after: settings.requestTimeout) {
+            self.timer = nil
+            self.answer(408, "Request Timeout", "no request within the time allowed\n")
         }
     }
 
@@ -46,8 +48,12 @@ final class MetricsHTTPConnection {
         watch = nil
         timer = nil
         writer.stop()
+        writer.onFailure = { _ in }
+        writer.onDrained = {}
         DescriptorIO.close(fd)
-        onClose(self)
+        let told = onClose
+        onClose = { _ in }
+        told(self)
     }
 
     private func read() {

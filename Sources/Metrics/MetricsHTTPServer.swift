@@ -48,7 +48,8 @@ public final class MetricsHTTPServer {
         let (fd, port) = try TCPListener.listen(on: address)
         self.port = port
         listener = fd
-        listenWatch = loop.watch(fd: fd, for: .readable) { [weak self] _ in self?.accept() }
+        // The loop holds the server through this watch until `stop` removes it.
+        listenWatch = loop.watch(fd: fd, for: .readable) { _ in self.accept() }
         log.info("metrics: serving http://\(address.host):\(port)/metrics")
     }
 
@@ -79,9 +80,10 @@ public final class MetricsHTTPServer {
                 // not by now is the likeliest to be idle.
                 connections.first?.close()
             }
-            let connection = MetricsHTTPConnection(fd: fd, loop: loop, settings: settings, body: body) { [weak self] closed in
-                self?.served += 1
-                self?.connections.removeAll { $0 === closed }
+            let connection = MetricsHTTPConnection(fd: fd, loop: loop, settings: settings, body: body) { closed in
+                // The connection lets go of this closure, and so of the server, once it has closed.
+                self.served += 1
+                self.connections.removeAll { $0 === closed }
             }
             connections.append(connection)
             connection.start()

@@ -47,7 +47,7 @@ public final class MetricsTextfile {
 
     private func tick() {
         write()
-        timer = loop.schedule(after: interval) { [weak self] in self?.tick() }
+        timer = loop.schedule(after: interval) { self.tick() }  // held until `stop` cancels it
     }
 
     private func write() {

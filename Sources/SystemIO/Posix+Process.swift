@@ -7,7 +7,7 @@ extension Posix {
 
     /// Sleeps for `milliseconds`, resuming after a signal until the whole time has passed.
     public static func sleep(milliseconds: Int) {
-        var left = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var left = timespec(tv_sec: .init(milliseconds / 1000), tv_nsec: .init((milliseconds % 1000) * 1_000_000))
         var asked = left
         while nanosleep(&asked, &left) != 0 && errno == EINTR { asked = left }
     }
