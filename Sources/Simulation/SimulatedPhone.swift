@@ -40,6 +40,6 @@ public final class SimulatedPhone {
         beacon.data = AdvertisingPayload(rpi: rpi, aem: aem).encoded(includingFlags: false)
         beacon.isAdvertising = true
         let delay = Duration.seconds(600) + .nanoseconds(Int64.random(in: 0..<600_000_000_000, using: &generator))
-        timer = loop.schedule(after: delay) { [weak self] in self?.rotate() }
+        timer = loop.schedule(after: delay) { self.rotate() }
     }
 }

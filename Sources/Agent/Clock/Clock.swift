@@ -186,8 +186,7 @@ public final class Clock {
     }
 
     private func scheduleCheck() {
-        timer = loop.schedule(after: Self.checkInterval) { [weak self] in
-            guard let self else { return }
+        timer = loop.schedule(after: Self.checkInterval) { [self] in
             self.check()
             self.scheduleCheck()
         }

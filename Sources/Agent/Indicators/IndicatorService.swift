@@ -48,7 +48,7 @@ public final class IndicatorService {
     public func start() {
         guard !isRunning, !lines.isEmpty else { return }
         isRunning = true
-        lines.button?.start { [weak self] pressed, time in self?.buttonEdge(pressed: pressed, at: time) }
+        lines.button?.start { pressed, time in self.buttonEdge(pressed: pressed, at: time) }
         scheduler = IndicatorScheduler(state: inputs().state, at: loop.now)
         step()
     }
@@ -138,9 +138,9 @@ public final class IndicatorService {
             scheduler.show(state, at: now)
         }
         write(scheduler.levels(at: now))
-        timer = loop.schedule(at: scheduler.nextStep(after: now)) { [weak self] in
-            self?.timer = nil
-            self?.step()
+        timer = loop.schedule(at: scheduler.nextStep(after: now)) { [self] in
+            timer = nil
+            step()
         }
     }
 
@@ -178,8 +178,7 @@ public final class IndicatorService {
         if let gestureTimer { loop.cancel(gestureTimer) }
         gestureTimer = nil
         guard let deadline = gestures.nextDeadline else { return }
-        gestureTimer = loop.schedule(at: deadline) { [weak self] in
-            guard let self else { return }
+        gestureTimer = loop.schedule(at: deadline) { [self] in
             gestureTimer = nil
             handle(gestures.advance(to: max(loop.now, deadline)))
             scheduleGestureCheck()

@@ -167,6 +167,6 @@ public final class Advertiser {
         let nanos = span.nanosecondsValue > 0 ? Int64.random(in: 0..<span.nanosecondsValue, using: &generator) : 0
         let delay = settings.rotationMin + .nanoseconds(nanos)
         nextRotation = loop.now + delay
-        rotationTimer = loop.schedule(after: delay) { [weak self] in self?.rotate() }
+        rotationTimer = loop.schedule(after: delay) { self.rotate() }
     }
 }

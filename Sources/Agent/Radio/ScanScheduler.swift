@@ -66,7 +66,7 @@ public final class ScanScheduler {
         scans += 1
         isInScanWindow = true
         updateRadio()
-        timer = loop.schedule(after: settings.scanDuration) { [weak self] in self?.endScan(startedAt: start) }
+        timer = loop.schedule(after: settings.scanDuration) { self.endScan(startedAt: start) }
     }
 
     private func endScan(startedAt start: MonotonicInstant) {
@@ -76,6 +76,6 @@ public final class ScanScheduler {
         let span = settings.periodMax - settings.periodMin
         let jitter = span.nanosecondsValue > 0 ? Int64.random(in: 0..<span.nanosecondsValue, using: &generator) : 0
         let next = start + settings.periodMin + .nanoseconds(jitter)
-        timer = loop.schedule(at: next) { [weak self] in self?.beginScan() }
+        timer = loop.schedule(at: next) { self.beginScan() }
     }
 }

@@ -66,8 +66,7 @@ final class Housekeeping {
     }
 
     private func schedule() {
-        timer = loop.schedule(after: interval) { [weak self] in
-            guard let self else { return }
+        timer = loop.schedule(after: interval) { [self] in
             run()
             schedule()
         }

@@ -68,7 +68,7 @@ public final class ServiceNotifier {
         if watchdogInterval != nil { lines.append("WATCHDOG=1") }
         if !lines.isEmpty { socket.send(lines.joined(separator: "\n")) }
         let interval = min(watchdogInterval ?? Self.statusInterval, Self.statusInterval)
-        timer = loop.schedule(after: interval) { [weak self] in self?.tick() }
+        timer = loop.schedule(after: interval) { self.tick() }
     }
 
 }

@@ -106,8 +106,8 @@ final class GPIOButtonLine: IndicatorButton {
 
     func start(_ edge: @escaping (Bool, MonotonicInstant) -> Void) {
         guard fd >= 0, watch == nil else { return }
-        watch = loop.watch(fd: fd, for: .readable) { [weak self] _ in
-            self?.readEvents(edge)
+        watch = loop.watch(fd: fd, for: .readable) { _ in
+            self.readEvents(edge)
         }
     }
 
