@@ -125,6 +125,23 @@ import TestSupport
         #expect(SyncCursor(text: "garbage\n") == nil)
     }
 
+    /// Pure (no file): a cursor is restored only for the server it was made with; another server's, a damaged
+    /// one or none starts a fresh cursor that keeps the file name it will be saved under. Pins the rule
+    /// `KeyServersTests.twoServersSyncEachWithItsCursorAndAKeyInBothFeedsMatchesOnce` checks on disk.
+    @Test func aCursorIsRestoredOnlyForItsOwnServer() {
+        var cursor = SyncCursor(server: "index https://national/index.txt https://national/")
+        cursor.lastLine = "v1/2026-11-26.zip"
+        cursor.lastSuccess = 1_800_000_000
+        let file = SyncCursor.fileName(forServer: "eur")
+        var expected = cursor
+        expected.fileName = file
+        #expect(SyncCursor.restored(from: cursor.text, fileName: file, server: cursor.server) == expected)
+        let other = "index https://eur/index.txt https://eur/"
+        #expect(SyncCursor.restored(from: cursor.text, fileName: file, server: other) == SyncCursor(server: other, fileName: file))
+        #expect(SyncCursor.restored(from: "garbage\n", server: other) == SyncCursor(server: other))
+        #expect(SyncCursor.restored(from: nil, server: other) == SyncCursor(server: other))
+    }
+
     /// Keys under embargo survive a restart in the cursor, one per key, and leave it once their embargo ends.
     @Test func cursorHoldsKeysUnderEmbargoUntilTheyAreDue() throws {
         let day = ENIntervalNumber(2_930_000 / 144 * 144)

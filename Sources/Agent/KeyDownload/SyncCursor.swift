@@ -98,8 +98,13 @@ public struct SyncCursor: Equatable, Sendable {
     /// The cursor in `dataDirectory/fileName` for `server`; a fresh one if the file is missing, damaged or for
     /// another server.
     static func load(dataDirectory: String, fileName: String = SyncCursor.fileName, server: String) -> SyncCursor {
-        guard let text = TextFile.read(dataDirectory + "/" + fileName, limit: 1 << 20),
-              var cursor = SyncCursor(text: text), cursor.server == server else {
+        restored(from: TextFile.read(dataDirectory + "/" + fileName, limit: 1 << 20), fileName: fileName, server: server)
+    }
+
+    /// The cursor a file's `text` holds for `server`; a fresh one if there is no text, or it is damaged, or it
+    /// is another server's (a badge moved to a new server starts that server's feed from its beginning).
+    static func restored(from text: String?, fileName: String = SyncCursor.fileName, server: String) -> SyncCursor {
+        guard let text, var cursor = SyncCursor(text: text), cursor.server == server else {
             return SyncCursor(server: server, fileName: fileName)
         }
         cursor.fileName = fileName
