@@ -223,6 +223,30 @@ import TestSupport
         } throws: { "\($0)".hasPrefix("risk.config: \(path): ") }
     }
 
+    /// Mirrors the settings of aWrongContentLengthIsBoundedAndTheNextFileMatches (sync.give_up_after_runs = 2),
+    /// aDrippingServerIsBoundedAndTheNextFileMatches (sync.min_rate = 100 for sync.min_rate_seconds = 1) and
+    /// aBacklogIsTakenAtMostMaxFilesPerSync (sync.max_files = 2): each `sync.*` bound is the one a run keeps,
+    /// and one left out keeps its default.
+    @Test func eachSyncLimitIsTheConfiguredOne() throws {
+        let configured = KeySyncLimits(configuration: try Configuration(parsing: """
+            sync.give_up_after_runs = 2
+            sync.min_rate = 100
+            sync.min_rate_seconds = 1
+            sync.max_files = 2
+            sync.max_redirects = 1
+            sync.download_timeout_seconds = 30
+            """))
+        var expected = KeySyncLimits()
+        expected.giveUpAfterRuns = 2
+        expected.minimumRate = 100
+        expected.minimumRateWindow = .seconds(1)
+        expected.maxFiles = 2
+        expected.maxRedirects = 1
+        expected.downloadTimeout = .seconds(30)
+        #expect(configured == expected)
+        #expect(KeySyncLimits(configuration: Configuration()) == KeySyncLimits(), "the defaults are the table's")
+    }
+
     @Test func retriesBackOffExponentiallyWithinACap() {
         let policy = RetryPolicy(attempts: 6, firstDelay: .seconds(10), maximumDelay: .seconds(60))
         #expect(policy.delay(afterAttempt: 1, jitter: 1) == .seconds(10))
