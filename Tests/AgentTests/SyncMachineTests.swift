@@ -4,8 +4,9 @@ import Network
 import Testing
 
 /// The rules of a key download run, on `SyncMachine` alone: no process, socket, file or loop. Each test
-/// names the tests against real servers (KeySyncEndToEndTests, KeySyncHardeningTests, KeySyncEmbargoTests)
-/// whose rule it pins down here.
+/// names the tests whose rule it pins down here: against real servers or folders (KeySyncEndToEndTests,
+/// KeySyncHardeningTests, KeySyncEmbargoTests), or the pure and console tests of the same rule
+/// (KeySyncUnitTests, KeySyncConsoleTests).
 @Suite struct SyncMachineTests {
     typealias Rehearsal = SyncMachineRehearsal
     static let base = "http://keys.test/"
