@@ -125,6 +125,16 @@ import TestSupport
         #expect(SyncCursor(text: "garbage\n") == nil)
     }
 
+    /// Mirrors twoServersSyncEachWithItsCursorAndAKeyInBothFeedsMatchesOnce (keysync and keysync.eur): each key
+    /// server keeps its cursor in a file of its own, and the default server keeps the file a badge of one
+    /// server always had.
+    @Test func eachKeyServerHasACursorFileOfItsOwn() {
+        let names: [String?] = [nil, "eur", "eur-2", "e", "keysync"]
+        let files = names.map { SyncCursor.fileName(forServer: $0) }
+        #expect(Set(files).count == names.count, "\(files)")
+        #expect(SyncCursor.fileName(forServer: nil) == SyncCursor(server: "s").fileName)
+    }
+
     /// Keys under embargo survive a restart in the cursor, one per key, and leave it once their embargo ends.
     @Test func cursorHoldsKeysUnderEmbargoUntilTheyAreDue() throws {
         let day = ENIntervalNumber(2_930_000 / 144 * 144)
