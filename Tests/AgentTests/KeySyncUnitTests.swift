@@ -142,6 +142,16 @@ import TestSupport
         #expect(SyncCursor.restored(from: nil, server: other) == SyncCursor(server: other))
     }
 
+    /// Mirrors twoServersSyncEachWithItsCursorAndAKeyInBothFeedsMatchesOnce (keysync and keysync.eur): each key
+    /// server keeps its cursor in a file of its own, and the default server keeps the file a badge of one
+    /// server always had.
+    @Test func eachKeyServerHasACursorFileOfItsOwn() {
+        let names: [String?] = [nil, "eur", "eur-2", "e", "keysync"]
+        let files = names.map { SyncCursor.fileName(forServer: $0) }
+        #expect(Set(files).count == names.count, "\(files)")
+        #expect(SyncCursor.fileName(forServer: nil) == SyncCursor(server: "s").fileName)
+    }
+
     /// Keys under embargo survive a restart in the cursor, one per key, and leave it once their embargo ends.
     @Test func cursorHoldsKeysUnderEmbargoUntilTheyAreDue() throws {
         let day = ENIntervalNumber(2_930_000 / 144 * 144)
@@ -238,6 +248,30 @@ import TestSupport
         #expect {
             try KeySyncSettings(configuration: Configuration(parsing: "risk.config = \(path)"))
         } throws: { "\($0)".hasPrefix("risk.config: \(path): ") }
+    }
+
+    /// Mirrors the settings of aWrongContentLengthIsBoundedAndTheNextFileMatches (sync.give_up_after_runs = 2),
+    /// aDrippingServerIsBoundedAndTheNextFileMatches (sync.min_rate = 100 for sync.min_rate_seconds = 1) and
+    /// aBacklogIsTakenAtMostMaxFilesPerSync (sync.max_files = 2): each `sync.*` bound is the one a run keeps,
+    /// and one left out keeps its default.
+    @Test func eachSyncLimitIsTheConfiguredOne() throws {
+        let configured = KeySyncLimits(configuration: try Configuration(parsing: """
+            sync.give_up_after_runs = 2
+            sync.min_rate = 100
+            sync.min_rate_seconds = 1
+            sync.max_files = 2
+            sync.max_redirects = 1
+            sync.download_timeout_seconds = 30
+            """))
+        var expected = KeySyncLimits()
+        expected.giveUpAfterRuns = 2
+        expected.minimumRate = 100
+        expected.minimumRateWindow = .seconds(1)
+        expected.maxFiles = 2
+        expected.maxRedirects = 1
+        expected.downloadTimeout = .seconds(30)
+        #expect(configured == expected)
+        #expect(KeySyncLimits(configuration: Configuration()) == KeySyncLimits(), "the defaults are the table's")
     }
 
     @Test func retriesBackOffExponentiallyWithinACap() {

@@ -3,7 +3,8 @@ import ENCore
 import Testing
 
 /// What goes wrong in a key share, and what staff are told, on `ShareMachine` alone. Each test names the test
-/// against the Python test health authority (AgentTests/KeyShareEndToEndTests) whose rule it pins down here.
+/// whose rule it pins down here: against the Python test health authority (AgentTests/KeyShareEndToEndTests),
+/// or against a scripted one on a loop (AgentTests/KeyShareTests).
 @Suite struct ShareMachineFailureTests {
     typealias Bench = ShareMachineBench
     static let consent = Bench.consent

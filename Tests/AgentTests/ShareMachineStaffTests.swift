@@ -3,7 +3,8 @@ import ENCore
 import Testing
 
 /// Restarts, `keys share cancel`, `wipe`, stopping, and chaff, on `ShareMachine` alone. Each test names the test
-/// against the Python test health authority (AgentTests/KeyShareEndToEndTests) whose rule it pins down here.
+/// whose rule it pins down here: against the Python test health authority (AgentTests/KeyShareEndToEndTests,
+/// ENCoreTests/HealthAuthorityServerTests), or against a scripted one on a loop (AgentTests/KeyShareTests).
 @Suite struct ShareMachineStaffTests {
     typealias Bench = ShareMachineBench
     static let consent = Bench.consent

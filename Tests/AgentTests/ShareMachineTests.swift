@@ -3,7 +3,8 @@ import ENCore
 import Testing
 
 /// The key share's flow on `ShareMachine` alone: no process, socket, file or loop. Each test names the test
-/// against the Python test health authority (AgentTests/KeyShareEndToEndTests) whose rule it pins down here.
+/// whose rule it pins down here: against the Python test health authority (AgentTests/KeyShareEndToEndTests),
+/// or against a scripted one on a loop (AgentTests/KeyShareTests).
 @Suite struct ShareMachineTests {
     typealias Bench = ShareMachineBench
     /// 2021-06-02T00:00:00Z: the day of consent ends.

@@ -4,8 +4,9 @@ import Network
 import Testing
 
 /// The rules of a key download run, on `SyncMachine` alone: no process, socket, file or loop. Each test
-/// names the tests against real servers (KeySyncEndToEndTests, KeySyncHardeningTests, KeySyncEmbargoTests)
-/// whose rule it pins down here.
+/// names the tests whose rule it pins down here: against real servers or folders (KeySyncEndToEndTests,
+/// KeySyncHardeningTests, KeySyncEmbargoTests), or the pure and console tests of the same rule
+/// (KeySyncUnitTests, KeySyncConsoleTests).
 @Suite struct SyncMachineTests {
     typealias Rehearsal = SyncMachineRehearsal
     static let base = "http://keys.test/"
@@ -197,6 +198,62 @@ import Testing
         recovered.failures["old.zip"] = [.httpStatus(502)]
         recovered.run()
         #expect(recovered.outcome == .succeeded && recovered.cursor.failing == nil)
+    }
+
+    /// Mirrors anExportFailingRunAfterRunIsGivenUpAtTheLimit ("two attempts in each of three runs"): the run that
+    /// reaches `sync.give_up_after_runs` still tries the entry with every attempt before giving it up, and an
+    /// entry that comes through in that run is processed, not skipped.
+    @Test func anEntryOnItsLastRunIsStillTriedWithEveryAttempt() {
+        var cursor = SyncCursor(server: Rehearsal.index.identity)
+        cursor.failing = SyncCursor.Failing(entry: "busy.zip", runs: KeySyncLimits().giveUpAfterRuns - 1)
+        let twoTries = RetryPolicy(attempts: 2, firstDelay: .seconds(1), maximumDelay: .seconds(1))
+
+        var givenUp = Rehearsal(listing: "busy.zip\ngood.zip\n", cursor: cursor, retry: twoTries)
+        givenUp.failingForEver["busy.zip"] = .httpStatus(503)
+        givenUp.run()
+        #expect(givenUp.requests.filter { $0.hasSuffix("busy.zip") }.count == 2, "both attempts, then given up")
+        #expect((givenUp.outcome, givenUp.report.skipped, givenUp.report.processed) == (.succeeded, 1, 1))
+
+        var cameThrough = Rehearsal(listing: "busy.zip\ngood.zip\n", cursor: cursor, retry: twoTries)
+        cameThrough.failures["busy.zip"] = [.httpStatus(503)]
+        cameThrough.run()
+        #expect((cameThrough.outcome, cameThrough.report.skipped, cameThrough.report.processed) == (.succeeded, 0, 2))
+        #expect(cameThrough.matchedBatches == [["busy.zip"], ["good.zip"]], "its keys are matched")
+        #expect(cameThrough.cursor.failing == nil && cameThrough.cursor.lastLine == "good.zip")
+    }
+
+    /// Mirrors droppedConnectionsBeyondTheRetriesWaitForTheNextPeriodWithTheCursorKept, whose server fails the
+    /// index once and drops b.zip for good: each fetch has attempts of its own, so a retried listing does not
+    /// shorten the first download's retries.
+    @Test func aRetriedListingLeavesEachDownloadItsOwnAttempts() {
+        let twoTries = RetryPolicy(attempts: 2, firstDelay: .seconds(1), maximumDelay: .seconds(1))
+        var r = Rehearsal(listing: "b.zip\n", retry: twoTries)
+        r.listing = [.failure(.httpStatus(503)), .success(Array("b.zip\n".utf8))]
+        r.failingForEver["b.zip"] = .transport("connection reset")
+        r.run()
+        #expect(r.requests == ["http://keys.test/index.txt", "http://keys.test/index.txt",
+                               Self.base + "b.zip", Self.base + "b.zip"])
+        #expect(r.actions.compactMap { if case .download(_, _, _, let n) = $0 { n } else { nil } } == [1, 2])
+        #expect(r.outcome == .failed("b.zip: connection reset") && r.report.retries == 2)
+        #expect(r.cursor.failing == SyncCursor.Failing(entry: "b.zip", runs: 1))
+    }
+
+    /// Mirrors goneAndOversizedFilesAreSkipped (sync.max_file_bytes = 65536): the listing and each download ask
+    /// the transport for no more than the configured limits, so an export over them is aborted and skipped.
+    @Test func eachFetchAsksForNoMoreThanTheConfiguredLimit() throws {
+        let configured = try Configuration(parsing: "sync.max_file_bytes = 65536\nsync.max_index_bytes = 2048")
+        let limits = KeySyncLimits(configuration: configured)
+        var r = Rehearsal(listing: "a.zip\nbig.zip\n", limits: limits)
+        r.failingForEver["big.zip"] = .tooLarge(limit: 65_536)
+        r.run()
+        let asked = r.actions.compactMap { action -> Int? in
+            switch action {
+            case .fetchListing(_, let maximumBytes), .download(_, _, let maximumBytes, _): maximumBytes
+            default: nil
+            }
+        }
+        #expect(asked == [2_048, 65_536, 65_536])
+        #expect((r.outcome, r.report.processed, r.report.skipped) == (.succeeded, 1, 1))
     }
 
     /// Mirrors droppedConnectionsBeyondTheRetries… (--fail /index.txt=1:503) and the listing failure of
