@@ -11,10 +11,12 @@ import Testing
     /// console answers within a second all along.
     ///
     /// What the sync costs is what it adds to the idle agent: under 5.5 MiB (libcurl and its libraries while
-    /// downloading, ~2.9 MB of them; the 64 KiB windows; the matcher). The whole stays under 24.5 MiB: this is
+    /// downloading, ~2.9 MB of them; the 64 KiB windows; the matcher). The whole stays under 25 MiB: this is
     /// a debug build, whose idle memory grows with the code itself (the relocated metadata of every type), from
     /// 19,340 KiB idle when this bound was 24 MiB to 19,244-19,940 KiB with the metrics and the key download's
-    /// state machine, while the sync's own cost stayed at 4.5-5.0 MB.
+    /// state machine (bound 24.5 MiB), and 20,196-20,380 KiB with several key servers, the CWA model and
+    /// SystemIO's own C map (a clean build's peak 25,124 KiB), while the sync's own cost stayed at 4.5-5.0 MB
+    /// (4,628-4,744 KiB). The board build's own bound for this sync is issue 25's.
     @Test func twoMillionKeysSyncInUnder24MBWhileStatusAnswers() throws {
         let dir = try TestDirectory()
         let world = try AgentSyncWorld(dir)
@@ -45,7 +47,7 @@ import Testing
               + "times in at most \(watch.slowestMilliseconds) ms, sync took \(watch.seconds) s")
         #expect(watch.answers >= 3, "status was asked while the sync ran")
         #expect(watch.peakKiB - agent.idleKiB < 5 * 1024 + 512, "what the sync adds to the idle agent")
-        #expect(watch.peakKiB < 24 * 1024 + 512)
+        #expect(watch.peakKiB < 25 * 1024)
         #expect(watch.slowestMilliseconds < 1000)
         #expect(agent.downloadsLeft.isEmpty)
     }
