@@ -36,16 +36,9 @@ public enum AtomicFile {
     /// write and the rename); returns their names.
     @discardableResult
     public static func removeTemporaries(in directory: String) -> [String] {
-        guard let stream = opendir(directory) else { return [] }
-        defer { closedir(stream) }
-        var removed: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard name.hasSuffix(temporarySuffix), name.count > temporarySuffix.count else { continue }
-            if unlink(directory + "/" + name) == 0 { removed.append(name) }
+        let names = (try? Posix.fileNames(in: directory)) ?? []
+        return names.filter { name in
+            name.hasSuffix(temporarySuffix) && name.count > temporarySuffix.count && unlink(directory + "/" + name) == 0
         }
-        return removed
     }
 }

@@ -84,14 +84,20 @@ extension Posix {
 
     /// Removes `path` and, when it is a directory, everything under it (best effort, for scratch directories).
     public static func removeTree(_ path: String) {
-        guard let stream = opendir(path) else { _ = unlink(path); return }
+        guard let names = try? fileNames(in: path) else { _ = unlink(path); return }
+        for name in names where unlink(path + "/" + name) != 0 { removeTree(path + "/" + name) }
+        _ = rmdir(path)
+    }
+
+    /// The names in `directory`, without `.` and `..`: the one readdir loop.
+    public static func fileNames(in directory: String) throws(SystemError) -> [String] {
+        guard let stream = opendir(directory) else { throw .last("opendir", directory) }
+        defer { closedir(stream) }
+        var names: [String] = []
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name == "." || name == ".." { continue }
-            let child = path + "/" + name
-            if unlink(child) != 0 { removeTree(child) }
+            if name != "." && name != ".." { names.append(name) }
         }
-        closedir(stream)
-        _ = rmdir(path)
+        return names
     }
 }

@@ -10,13 +10,12 @@ import SystemIO
 enum StoreCheck {
     static func run() -> Tally {
         var tally = Tally()
-        var template = Array("/tmp/enbeacon-board-store-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            tally.check(false, "store: no temporary directory")
+        let directory: String
+        do { directory = try Posix.makeTemporaryDirectory("/tmp/enbeacon-board-store-") } catch {
+            tally.check(false, "store: no temporary directory: \(error)")
             return tally
         }
-        let directory = String(cString: made)
-        defer { removeTree(directory) }
+        defer { Posix.removeTree(directory) }
 
         // 2039-09-18, past 2^31 seconds: the record times must be 64-bit on every CPU.
         let start: Int64 = 2_200_000_000
@@ -73,14 +72,7 @@ enum StoreCheck {
     }
 
     private static func segmentPaths(_ folder: String) -> [String] {
-        guard let names = try? PosixFileSystem().fileNames(in: folder) else { return [] }
+        guard let names = try? Posix.fileNames(in: folder) else { return [] }
         return names.sorted().map { folder + "/" + $0 }
-    }
-
-    private static func removeTree(_ directory: String) {
-        let folder = directory + "/" + SightingStore.folderName
-        for path in segmentPaths(folder) { _ = unlink(path) }
-        _ = rmdir(folder)
-        _ = rmdir(directory)
     }
 }
