@@ -1,3 +1,5 @@
+import ENCore
+
 /// The agent's configuration: the table's defaults, under the config file's values, under `--set` overrides.
 ///
 /// A value type whose every stored value has passed its key's check, so a reader never meets a bad value.
