@@ -33,7 +33,7 @@ extension AgentConsole {
             case .pipe: request.yes ? "set on the piped console with --yes" : "set on the piped console"
             case .socket: request.yes ? "set through enbeacon ctl with --yes" : "set through enbeacon ctl"
             }
-            do {
+            do throws(ConfigurationError) {
                 try control.setConfiguration(request.arguments[0], to: request.arguments[1], origin: origin)
             } catch {
                 return .error("\(error)")
