@@ -143,7 +143,7 @@ public struct CareHomeDemo {
         summary.rotations = badges.map { $0.control.metrics().rotations }.reduce(0, +)
         summary.scans = badges.map { $0.control.metrics().scans }.reduce(0, +)
         summary.sightings = sightings
-        summary.violations = badges.map(\.controller.violations.count).reduce(0, +)
+        summary.violations = badges.map { $0.controller.violations.count }.reduce(0, +)
         for badge in badges {
             let h = badge.controller.advertisingHistory
             for i in h.indices {
@@ -190,7 +190,7 @@ public struct CareHomeDemo {
             let expected = metFirst.contains(badge.name)
             correct = correct && (found.isEmpty != expected)
             if let worst = found.max(by: { $0.riskScore < $1.riskScore }) {
-                let minutes = found.map(\.durationMinutes).reduce(0, +)
+                let minutes = found.map { $0.durationMinutes }.reduce(0, +)
                 print("  \(badge.name)'s badge: exposure detected — \(found.count) day(s), \(minutes) min in all, "
                       + "highest risk score \(worst.riskScore), typical attenuation \(worst.typicalAttenuation) dB")
                 print("    its LED: " + indicatorText(badge))
