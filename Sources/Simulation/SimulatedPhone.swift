@@ -11,11 +11,13 @@ public final class SimulatedPhone {
     public private(set) var tek: TemporaryExposureKey
     private let loop: any EventLoop
     private let schedule: KeySchedule
-    private var generator: any RandomNumberGenerator
+    /// A concrete generator, not `any RandomNumberGenerator`: the board build has no such existentials, and
+    /// a phone is scenery whose keys never leave the simulation.
+    private var generator: SplitMix64
     private var timer: TimerHandle?
 
     public init(radio: VirtualRadio, at position: RadioPosition, txPower: Int8, schedule: KeySchedule,
-                generator: any RandomNumberGenerator) {
+                generator: SplitMix64) {
         self.loop = radio.loop
         self.schedule = schedule
         self.generator = generator

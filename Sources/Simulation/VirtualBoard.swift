@@ -35,8 +35,9 @@ public final class VirtualBoard {
             let distance = Double.random(in: 1...8, using: &placement)
             let angle = Double(i) * 2.0944  // spread around the badge, 120° apart
             let position = RadioPosition(x: distance * CMath.cos(angle), y: distance * CMath.sin(angle))
+            var phoneSeed = randomness.generator(for: "phone-\(i)")
             phones.append(SimulatedPhone(radio: radio, at: position, txPower: Int8.random(in: -8...4, using: &placement),
-                                         schedule: schedule, generator: randomness.generator(for: "phone-\(i)")))
+                                         schedule: schedule, generator: SplitMix64(seed: phoneSeed.next())))
         }
         log.info("virtual board: \(phoneCount) simulated phone(s) nearby")
     }
