@@ -155,16 +155,19 @@ enum RunCommand {
         let link = ControllerLink(request.transport, board: request.board, loop: loop, snoop: snoop, log: log)
         let agent: Agent
         let http: HTTPClient
-        do {
-            var settings = Agent.Settings()
-            settings.clockPolicy = request.board.clock
-            settings.advertiser.calibrationConfidence = request.board.calibrationConfidence
-            settings.configuration = request.configuration
-            settings.configurationFile = request.configurationFile
+        var settings = Agent.Settings()
+        settings.clockPolicy = request.board.clock
+        settings.advertiser.calibrationConfidence = request.board.calibrationConfidence
+        settings.configuration = request.configuration
+        settings.configurationFile = request.configurationFile
+        do throws(AgentError) {
             agent = try Agent(loop: loop, settings: settings, log: log, dataDirectory: request.dataDirectory,
                               makeTransport: link.make)
-            http = try HTTPClient(loop: loop)
         } catch {
+            log.error("\(error)")
+            return 1
+        }
+        do throws(HTTPClient.Failure) { http = try HTTPClient(loop: loop) } catch {
             log.error("\(error)")
             return 1
         }
