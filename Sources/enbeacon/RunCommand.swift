@@ -159,7 +159,11 @@ enum RunCommand {
             var settings = Agent.Settings()
             settings.clockPolicy = request.board.clock
             settings.advertiser.calibrationConfidence = request.board.calibrationConfidence
+            settings.advertiser.txPower = request.board.txPower
             settings.configuration = request.configuration
+            if let correction = request.board.rssiCorrection {
+                try settings.configuration.setBoardValue(ConfigurationKey.radioRSSICorrection.name, to: "\(correction)")
+            }
             settings.configurationFile = request.configurationFile
             agent = try Agent(loop: loop, settings: settings, log: log, dataDirectory: request.dataDirectory,
                               makeTransport: link.make)

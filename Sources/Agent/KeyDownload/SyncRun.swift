@@ -274,7 +274,9 @@ final class SyncRun {
         } catch {
             return .failure(error)
         }
-        let matcher = sightings.isEmpty ? nil : KeyMatcher(sightings: sightings, now: now, schedule: context.schedule)
+        var rules = MatchingRules()
+        rules.rssiCorrection = settings.rssiCorrection
+        let matcher = sightings.isEmpty ? nil : KeyMatcher(sightings: sightings, now: now, rules: rules, schedule: context.schedule)
         // Keys under embargo are bounded as they stream in: a file of a million of them costs counters.
         let hold = EmbargoHold(usableBy: now + Self.longestEmbargo, capacity: SyncCursor.maxHeldKeys)
         let built = ExposureDetection(matcher: matcher, hold: hold)
