@@ -13,6 +13,16 @@ import Testing
         for rssi in rssis { m.add(rssi: rssi, from: sender) }
     }
 
+    /// Twenty reports from the reference at `referenceRSSI` and `otherCount` from the other source at `otherRSSI`,
+    /// against −60 dBm at 1 m.
+    func twoSources(_ referenceRSSI: Int8, _ otherRSSI: Int8, otherCount: Int = 20,
+                    naming address: BDAddress? = nil) -> CalibrationMeasurement {
+        var m = CalibrationMeasurement(referenceRSSIAt1m: -60, address: address)
+        measured(Array(repeating: referenceRSSI, count: 20), from: reference, into: &m)
+        measured(Array(repeating: otherRSSI, count: otherCount), from: other, into: &m)
+        return m
+    }
+
     @Test func theCorrectionTurnsTheMedianIntoTheReferencesRSSIAtOneMetre() throws {
         var m = CalibrationMeasurement(referenceRSSIAt1m: -45)
         // A reflection at −30 and a hand over the antenna at −80 do not move the median (−52).
@@ -27,17 +37,12 @@ import Testing
     }
 
     @Test func aWeakerSourceFarAwayDoesNotDisturbTheMeasurement() throws {
-        var m = CalibrationMeasurement(referenceRSSIAt1m: -60)
-        measured(Array(repeating: -48, count: 20), from: reference, into: &m)
-        measured(Array(repeating: -75, count: 40), from: other, into: &m)
-        let c = try m.outcome().get()
+        let c = try twoSources(-48, -75, otherCount: 40).outcome().get()
         #expect(c.address == reference && c.correction == -12)
     }
 
     @Test func twoSourcesOfSimilarStrengthAreRefused() {
-        var m = CalibrationMeasurement(referenceRSSIAt1m: -60)
-        measured(Array(repeating: -48, count: 20), from: reference, into: &m)
-        measured(Array(repeating: -51, count: 20), from: other, into: &m)
+        let m = twoSources(-48, -51)
         guard case .failure(let refusal) = m.outcome(), case .ambiguous = refusal else {
             Issue.record("expected a refusal naming both sources, got \(m.outcome())")
             return
@@ -46,10 +51,7 @@ import Testing
     }
 
     @Test func namingTheReferenceSettlesTwoSimilarSources() throws {
-        var m = CalibrationMeasurement(referenceRSSIAt1m: -60, address: other)
-        measured(Array(repeating: -48, count: 20), from: reference, into: &m)
-        measured(Array(repeating: -51, count: 20), from: other, into: &m)
-        let c = try m.outcome().get()
+        let c = try twoSources(-48, -51, naming: other).outcome().get()
         #expect(c.address == other && c.correction == -9)
     }
 

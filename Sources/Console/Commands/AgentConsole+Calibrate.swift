@@ -82,14 +82,12 @@ extension AgentConsole {
             if json {
                 var o = JSONObject()
                 o.string("address", "\(c.address)")
-                o.integer("seconds", seconds)
-                o.integer("reports", s.count)
                 o.raw("medianRSSI", "\(s.median)")
-                o.integer("lowerQuartileRSSI", s.lowerQuartile)
-                o.integer("upperQuartileRSSI", s.upperQuartile)
-                o.integer("spread", s.spread)
-                o.integer("rssiCorrection", c.correction)
-                o.integer("rssiCorrectionInForce", inForce.integer(key))
+                for (name, value) in [("seconds", seconds), ("reports", s.count), ("lowerQuartileRSSI", Int(s.lowerQuartile)),
+                                      ("upperQuartileRSSI", Int(s.upperQuartile)), ("spread", s.spread),
+                                      ("rssiCorrection", c.correction), ("rssiCorrectionInForce", inForce.integer(key))] {
+                    o.integer(name, value)
+                }
                 return .json(o.text)
             }
             return .text("""
