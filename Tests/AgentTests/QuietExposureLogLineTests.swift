@@ -48,3 +48,14 @@ extension RiskModelAgentTests {
         agent.stop()
     }
 }
+
+/// Under Google's model the line is the one it always was: the exposure's v1 score and the threshold it missed;
+/// an exposure at or above the threshold is notified, so it has no such line.
+extension ExposureTests {
+    @Test func underGooglesModelTheQuietLineNamesTheScoreAndTheThresholdItMissed() {
+        let low = Self.exposure(1, score: 900), high = Self.exposure(2, score: 1200)
+        let verdict = ExposureVerdict(exposures: [low, high], model: .google(threshold: 1000))
+        #expect(verdict.quietLine(for: low) == "exposure \(low.id.short) on \(low.date): \(low.durationMinutes) min, risk score 900, below the threshold 1000")
+        #expect(verdict.quietLine(for: high) == nil)
+    }
+}
