@@ -78,7 +78,8 @@ import Testing
         var m = CalibrationMeasurement(referenceRSSIAt1m: -40)
         measured([-50, -51] + Array(repeating: -50, count: 4) + Array(repeating: -51, count: 4), from: reference, into: &m)
         let c = try m.outcome().get()
-        #expect(c.statistics.median == -50.5)
+        #expect(c.statistics.median == -50.5 && RSSIStatistics.dB(c.statistics.median) == "-50.5 dBm")
+        #expect(RSSIStatistics.text(-0.5) == "-0.5" && RSSIStatistics.text(-52) == "-52" && RSSIStatistics.text(3.5) == "3.5")
         #expect(c.correction == 11, "10.5 dB rounds away from zero")
     }
 }

@@ -25,9 +25,14 @@ public struct RSSIStatistics: Equatable, Sendable {
     /// Upper minus lower quartile, dB.
     public var spread: Int { Int(upperQuartile) - Int(lowerQuartile) }
 
-    /// A dBm figure with its half, if any: "-52 dBm", "-52.5 dBm".
-    public static func dB(_ value: Double) -> String {
-        let whole = Int(value)
-        return (Double(whole) == value ? "\(whole)" : "\(value)") + " dBm"
+    /// A median as a number's text, "-52" or "-52.5", without printing a Double (Embedded Swift, which the board
+    /// build uses, has no floating-point description): a median of whole dBm readings is a whole or half dBm.
+    public static func text(_ value: Double) -> String {
+        let halves = Int((value * 2).rounded())
+        let magnitude = abs(halves)
+        return (halves < 0 ? "-" : "") + "\(magnitude / 2)" + (magnitude % 2 == 1 ? ".5" : "")
     }
+
+    /// `text(value)` in dBm: "-52 dBm", "-52.5 dBm".
+    public static func dB(_ value: Double) -> String { text(value) + " dBm" }
 }

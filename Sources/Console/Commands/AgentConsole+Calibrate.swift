@@ -82,7 +82,7 @@ extension AgentConsole {
             if json {
                 var o = JSONObject()
                 o.string("address", "\(c.address)")
-                o.raw("medianRSSI", "\(s.median)")
+                o.raw("medianRSSI", RSSIStatistics.text(s.median))
                 for (name, value) in [("seconds", seconds), ("reports", s.count), ("lowerQuartileRSSI", Int(s.lowerQuartile)),
                                       ("upperQuartileRSSI", Int(s.upperQuartile)), ("spread", s.spread),
                                       ("rssiCorrection", c.correction), ("rssiCorrectionInForce", inForce.integer(key))] {
