@@ -50,9 +50,7 @@ public final class Agent {
     let notifier: ExposureNotifier
     /// The LED, buzzer and button: patterns for the badge's state, the exposure signal, find and test.
     /// Inert until lines are attached (`attach(indicators:)`).
-    private(set) lazy var indicator = IndicatorService(
-        loop: loop, log: log, inputs: { [unowned self] in indicatorInputs },
-        acknowledge: { [unowned self] in acknowledgeExposureSignal() })
+    let indicator: IndicatorService
     /// Downloads diagnosis keys from every configured key server and matches them; nil until attached (a
     /// badge without a key download).
     private(set) var keyServers: KeyServers?
@@ -81,6 +79,9 @@ public final class Agent {
     private let lock: DataDirectoryLock
     private let configurationFile: ConfigurationFile?
     private var radioServicesRunning = false
+    /// What the services call back through; `stop` cuts it.
+    private let link: AgentLink
+    private var stopped = false
 
     public init(loop: any EventLoop, settings: Settings = Settings(), log: Logger,
                 randomness: Randomness = .system, dataDirectory: String,
@@ -129,29 +130,38 @@ public final class Agent {
         notifier = ExposureNotifier(loop: loop, settings: ExposureNotifier.Settings(configuration: settings.configuration,
                                                                                    model: riskModel), log: log)
 
-        notifier.onNotified = { [weak self] _ in self?.indicator.refresh() }
+        let link = AgentLink()
+        self.link = link
+        indicator = IndicatorService(
+            loop: loop, log: log,
+            inputs: { link.agent?.indicatorInputs ?? IndicatorInputs(broadcast: .waitingForController(.stopped)) },
+            acknowledge: { link.agent?.acknowledgeExposureSignal() ?? 0 })
+        notifier.onNotified = { _ in link.agent?.indicator.refresh() }
 
-        radio.onReport = { [weak self] report in self?.heard(report) }
-        scanner.onScanFinished = { [weak self] start in self?.sightings.scanFinished(startedAt: start) }
-        watchers.onListeningNeedChanged = { [weak self] listens in self?.scanner.listensBetweenScans = listens }
+        radio.onReport = { report in link.agent?.heard(report) }
+        scanner.onScanFinished = { start in link.agent?.sightings.scanFinished(startedAt: start) }
+        watchers.onListeningNeedChanged = { listens in link.agent?.scanner.listensBetweenScans = listens }
         // The first broadcast waits for the controller (its advertising TX power goes into the metadata)
         // and for a trustworthy clock (an RPI of the wrong date is useless and a privacy leak).
-        driver.onReady = { [weak self] in
-            self?.startRadioServicesIfPossible()
-            self?.indicator.refresh()
+        driver.onReady = {
+            link.agent?.startRadioServicesIfPossible()
+            link.agent?.indicator.refresh()
         }
-        clock.onTrusted = { [weak self] in
-            self?.startRadioServicesIfPossible()
-            self?.keyServers?.start()
-            self?.keyShare?.clockChanged()
-            self?.indicator.refresh()
+        clock.onTrusted = {
+            guard let agent = link.agent else { return }
+            agent.startRadioServicesIfPossible()
+            agent.keyServers?.start()
+            agent.keyShare?.clockChanged()
+            agent.indicator.refresh()
         }
-        clock.onJump = { [weak self] _ in
-            self?.keyShare?.clockChanged()
-            guard let self, advertiser.isRunning else { return }
-            log.info("rotating at once after the clock jump")
-            advertiser.rotate()
+        clock.onJump = { _ in
+            guard let agent = link.agent else { return }
+            agent.keyShare?.clockChanged()
+            guard agent.advertiser.isRunning else { return }
+            agent.log.info("rotating at once after the clock jump")
+            agent.advertiser.rotate()
         }
+        link.connect(self)
     }
 
     /// Makes the network services (before `start`) on `http`, the one transport both use (`HTTPClient`, the one
@@ -172,8 +182,8 @@ public final class Agent {
                             settings: KeyShareSettings(configuration: configuration), notifier: notifier,
                             fileSystem: fileSystem, dataDirectory: dataDirectory,
                             generator: randomness.generator(for: "keyshare"), log: log)
-        keyShare?.onOutcome = { [weak self] outcome in
-            if let succeeded = outcome.keysReachedServer { self?.indicator.keyShareFinished(succeeded: succeeded) }
+        keyShare?.onOutcome = { [link] outcome in
+            if let succeeded = outcome.keysReachedServer { link.agent?.indicator.keyShareFinished(succeeded: succeeded) }
         }
     }
 
@@ -192,7 +202,11 @@ public final class Agent {
         indicator.start()
     }
 
+    /// Stops every service, gives the data directory back, and cuts the services' link to the agent, which
+    /// lets the agent go. An agent does not start again; a second `stop` does nothing.
     public func stop() {
+        guard !stopped else { return }
+        stopped = true
         indicator.stop()
         keyServers?.stop()
         keyShare?.stop()
@@ -202,6 +216,7 @@ public final class Agent {
         radio.stop()
         housekeeping.stop()
         lock.release()
+        link.cut()
     }
 
     /// Writes batched sightings now, and deletes what is older than 14 days if the clock permits.
@@ -291,7 +306,7 @@ public final class Agent {
         // The key download restarts even when no value changed: the files named may have (a new public key).
         apply(candidate, keySync: keySync, riskModel: riskModel, reconfigureKeyDownload: true)
         for key in changed where key.privilege != nil { logChange(of: key, how: "reloaded from the file") }
-        return changed.map(\.name)
+        return changed.map { $0.name }
     }
 
     private func apply(_ candidate: Configuration, keySync: [KeySyncSettings], riskModel: RiskModel,
@@ -342,7 +357,7 @@ public final class Agent {
     /// mark cannot be written the signal still stops for this run (it comes back after a restart), and the
     /// log says so. Returns how many were acknowledged.
     func acknowledgeExposureSignal() -> Int {
-        let ids = Set(exposuresToAcknowledge.map(\.id))
+        let ids = Set(exposuresToAcknowledge.map { $0.id })
         guard !ids.isEmpty else { return 0 }
         do { try exposures.acknowledge(ids) } catch {
             log.error("exposures: cannot record the acknowledgement (the signal returns after a restart): \(error)")

@@ -33,6 +33,10 @@ public protocol EventLoop: AnyObject {
     /// How long a `SlicedJob` on this loop should work before yielding, unless it asks otherwise.
     var defaultSliceBudget: SliceBudget { get }
 
+    /// The longest one turn of the loop has taken (its callbacks, not its waits), where callbacks take real
+    /// time; nil on a loop of virtual time.
+    var longestTurn: Duration? { get }
+
     /// Runs `action` once at `deadline`, or as soon as possible after it; a deadline in the past
     /// means "now", after already-due work.
     @discardableResult

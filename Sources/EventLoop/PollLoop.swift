@@ -118,13 +118,14 @@ public final class PollLoop: EventLoop {
             runDueTimers(at: turnStart)
             watches.dispatchReady { !stopRequested }
             // What every callback of one turn cost together: the longest time the loop could not answer.
-            longestTurn = max(longestTurn, now - turnStart)
+            longestTurnSoFar = max(longestTurnSoFar, now - turnStart)
         }
     }
 
     /// The longest one turn of the loop has taken since it was made (its callbacks, not its waits): how long
     /// the console, the radio and the watchdog may have waited at worst. Reported by the metrics.
-    public private(set) var longestTurn: Duration = .zero
+    public var longestTurn: Duration? { longestTurnSoFar }
+    private var longestTurnSoFar: Duration = .zero
 
     /// Milliseconds until the earliest timer, rounded up so the loop wakes at or after the deadline
     /// rather than spinning through zero-timeout polls just before it; -1 (forever) with no timers.

@@ -23,6 +23,9 @@ public final class VirtualLoop: EventLoop {
 
     public let defaultSliceBudget: SliceBudget
 
+    /// Virtual time stands still while callbacks run.
+    public var longestTurn: Duration? { nil }
+
     private var timers = TimerHeap<() -> Void>()
     private let watches = DescriptorWatches()
     /// The wall-clock reading at monotonic zero; wall-clock jumps move this, not `now`.

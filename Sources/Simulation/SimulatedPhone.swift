@@ -11,11 +11,11 @@ public final class SimulatedPhone {
     public private(set) var tek: TemporaryExposureKey
     private let loop: any EventLoop
     private let schedule: KeySchedule
-    private var generator: any RandomNumberGenerator
+    private var generator: ServiceRandom
     private var timer: TimerHandle?
 
     public init(radio: VirtualRadio, at position: RadioPosition, txPower: Int8, schedule: KeySchedule,
-                generator: any RandomNumberGenerator) {
+                generator: ServiceRandom) {
         self.loop = radio.loop
         self.schedule = schedule
         self.generator = generator

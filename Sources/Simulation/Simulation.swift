@@ -60,9 +60,16 @@ public final class Simulation {
     public func addPhone(at position: RadioPosition, txPower: Int8 = -4) -> SimulatedPhone {
         var g = Randomness.seeded(seed &+ 0x5EED &+ UInt64(phones.count)).generator(for: "phone")
         let phone = SimulatedPhone(radio: radio, at: position, txPower: txPower, schedule: schedule,
-                                   generator: SplitMix64(seed: g.next()))
+                                   generator: ServiceRandom(seed: g.next()))
         phones.append(phone)
         return phone
+    }
+
+    /// Badges and phones live as long as the simulation: when it goes, every badge's agent stops (its store and
+    /// lock are given back) and the air lets its members go; each holds the others until then.
+    deinit {
+        for badge in badges { badge.agent.stop() }
+        radio.removeAll()
     }
 
     public func run(for duration: Duration) { loop.run(for: duration) }

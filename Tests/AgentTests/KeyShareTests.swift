@@ -110,7 +110,7 @@ import TestSupport
             let log = Logger(level: .debug) { [unowned self] level, message in lines.append("\(level) \(message)") }
             share = KeyShare(loop: loop, clock: clock, ownKeys: { [unowned self] in keys }, transport: authority,
                              settings: settings, notifier: ExposureNotifier(loop: loop, settings: .init(), log: log),
-                             fileSystem: PosixFileSystem(), dataDirectory: folder.path, generator: SplitMix64(seed: 3),
+                             fileSystem: PosixFileSystem(), dataDirectory: folder.path, generator: ServiceRandom(seed: 3),
                              log: log)
             share.start()
         }

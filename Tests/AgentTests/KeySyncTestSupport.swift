@@ -185,6 +185,7 @@ final class LaterWallClock: EventLoop {
     }
     func setWallClock(unixNanoseconds: Int64) throws(WallClockError) { throw WallClockError(errno: EPERM) }
     var defaultSliceBudget: SliceBudget { base.defaultSliceBudget }
+    var longestTurn: Duration? { base.longestTurn }
     func schedule(at deadline: MonotonicInstant, _ action: @escaping () -> Void) -> TimerHandle {
         base.schedule(at: deadline, action)
     }

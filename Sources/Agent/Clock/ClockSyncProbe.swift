@@ -2,13 +2,14 @@ import SystemIO
 
 /// Asks the system whether the wall clock is synchronised. A protocol because tests and simulations
 /// decide this themselves; the machines that run CI report "unsynchronised", like a Pi off the network.
-public protocol ClockSyncProbe {
+/// Class-bound: the board build (Embedded Swift) allows no other existential.
+public protocol ClockSyncProbe: AnyObject {
     /// nil when synchronised; otherwise why not, in words for `status`.
     func unsynchronisedReason() -> String?
 }
 
 /// The kernel's NTP state (adjtimex) or systemd-timesyncd's marker file.
-public struct SystemClockSyncProbe: ClockSyncProbe {
+public final class SystemClockSyncProbe: ClockSyncProbe {
     public static let timesyncdMarker = "/run/systemd/timesync/synchronized"
 
     public init() {}
@@ -20,8 +21,8 @@ public struct SystemClockSyncProbe: ClockSyncProbe {
 }
 
 /// A fixed answer, for simulations and tests.
-public struct FixedClockSyncProbe: ClockSyncProbe {
-    public var reason: String?
+public final class FixedClockSyncProbe: ClockSyncProbe {
+    public let reason: String?
     public init(synchronised: Bool) { reason = synchronised ? nil : "simulated: not synchronised" }
     public func unsynchronisedReason() -> String? { reason }
 }

@@ -1,3 +1,5 @@
+import ENCore
+
 /// The agent's configuration: the table's defaults, under the board profile's values (for the few keys a board
 /// may give, `radio.rssi_correction`), under the config file's values, under `--set` overrides.
 ///

@@ -15,7 +15,7 @@ public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConver
 
     static func unknownKey(_ name: String, at location: String?) -> ConfigurationError {
         if let problem = ConfigurationKey.keyServerKeyProblem(name) { return ConfigurationError(problem, at: location) }
-        return ConfigurationError("unknown key '\(name)' (known: \(ConfigurationKey.all.map(\.name).joined(separator: ", ")))",
+        return ConfigurationError("unknown key '\(name)' (known: \(ConfigurationKey.all.map { $0.name }.joined(separator: ", ")))",
                            at: location)
     }
 

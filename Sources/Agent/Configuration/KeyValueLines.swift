@@ -6,9 +6,9 @@
 /// its ends or a ` #` in it: `"…"` (where `\"` and `\\` stand for `"` and `\`) or `'…'` (taken as is).
 public enum KeyValueLines {
     public static func parse(_ text: String) throws(ConfigurationError) -> [(key: String, value: String, line: Int)] {
-        var out: [(String, String, Int)] = []
+        var out: [(key: String, value: String, line: Int)] = []
         for (index, line) in lines(of: text).enumerated() {
-            do {
+            do throws(KeyValueLine.Problem) {
                 guard let entry = try KeyValueLine(parsing: line) else { continue }
                 out.append((entry.key, entry.value, index + 1))
             } catch {

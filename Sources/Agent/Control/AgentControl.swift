@@ -79,7 +79,7 @@ public final class AgentControl {
         m.indicatorState = agent.indicator.state.rawValue
         m.exposures = agent.exposures.exposures.count
         m.lastExposureDetectedUnixSeconds = agent.exposures.exposures.map { $0.detectedAt }.max()
-        m.longestLoopTurn = (agent.loop as? PollLoop)?.longestTurn
+        m.longestLoopTurn = agent.loop.longestTurn
         return m
     }
 

@@ -50,8 +50,8 @@ public final class ExposureLog {
                 damaged += 1
             }
         }
-        exposures = Self.sorted(Dictionary(exposures.map { ($0.id, $0) }, uniquingKeysWith: { $1 }).values)
-        acknowledgedIDs.formIntersection(exposures.map(\.id))
+        exposures = Self.sorted(Self.byID(exposures).values)
+        acknowledgedIDs.formIntersection(exposures.map { $0.id })
         if damaged > 0 { log.warn("exposures: skipped \(damaged) damaged line(s) in \(path)") }
     }
 
@@ -59,7 +59,7 @@ public final class ExposureLog {
     /// already present keeps when it was detected and whether it was notified. On a write error nothing changes.
     @discardableResult
     public func apply(found: [Exposure], revoked: [(id: ExposureID, day: UTCDay)] = []) throws(SystemError) -> Changes {
-        var byID = Dictionary(exposures.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        var byID = Self.byID(exposures)
         var tombstones = revokedIDs
         var changes = Changes()
         for (id, day) in revoked { tombstones[id] = day }
@@ -73,7 +73,7 @@ public final class ExposureLog {
             }
             byID[exposure.id] = exposure
         }
-        let recorded = Set(exposures.map(\.id))
+        let recorded = Set(exposures.map { $0.id })
         for (id, _) in revoked where byID.removeValue(forKey: id) != nil && recorded.contains(id) {
             changes.revoked += 1
         }
@@ -126,7 +126,7 @@ public final class ExposureLog {
     private func replace(with records: [Exposure], tombstones: [ExposureID: UTCDay],
                          acknowledged: Set<ExposureID>? = nil) throws(SystemError) {
         // An acknowledgement lives as long as its record (a revoked or pruned exposure takes it along).
-        let acknowledged = (acknowledged ?? acknowledgedIDs).intersection(records.map(\.id))
+        let acknowledged = (acknowledged ?? acknowledgedIDs).intersection(records.map { $0.id })
         var text = ""
         for exposure in records { text += exposure.json + "\n" }
         for id in acknowledged.sorted() {
@@ -157,6 +157,14 @@ public final class ExposureLog {
         guard case .object(let m)? = try? JSONValue.parse(line), m.count == 1,
               case .string(let idText)? = m["acknowledged"] else { return nil }
         return ExposureID(hex: idText)
+    }
+
+    /// The last record of each exposure. A loop rather than `Dictionary(_:uniquingKeysWith:)`, whose rethrowing
+    /// merge casts errors at run time, which the board build (Embedded Swift) cannot do.
+    private static func byID(_ exposures: [Exposure]) -> [ExposureID: Exposure] {
+        var byID: [ExposureID: Exposure] = [:]
+        for exposure in exposures { byID[exposure.id] = exposure }
+        return byID
     }
 
     private static func sorted(_ records: some Sequence<Exposure>) -> [Exposure] {

@@ -58,7 +58,7 @@ public final class ExposureNotifier {
         let pending = exposures.exposures.filter { !$0.notified && verdict.notifiable.contains($0.id) }
         guard !pending.isEmpty else { return }
         do {
-            try exposures.markNotified(Set(pending.map(\.id)))
+            try exposures.markNotified(Set(pending.map { $0.id }))
         } catch {
             // Notifying twice after a disk failure beats not notifying at all.
             log.error("exposures: cannot mark as notified (may notify again): \(error)")

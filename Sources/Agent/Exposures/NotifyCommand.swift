@@ -60,8 +60,8 @@ public final class NotifyCommand {
         feed(feedEnd, input, label: label)
         // The first look comes from the loop too, so `onExit` never runs inside `run`.
         let startedAt = loop.now
-        loop.schedule(after: .milliseconds(5)) { [weak self] in
-            self?.reap(pid, label: label, startedAt: startedAt, wait: .milliseconds(10))
+        loop.schedule(after: .milliseconds(5)) { [self] in  // the loop holds the runner until its child is reaped
+            reap(pid, label: label, startedAt: startedAt, wait: .milliseconds(10))
         }
     }
 
@@ -70,11 +70,12 @@ public final class NotifyCommand {
     private func feed(_ fd: Int32, _ input: [UInt8], label: String) {
         let writer = DescriptorWriter(loop: loop, fd: fd)
         feeders[fd] = writer
-        writer.onDrained = { [weak self] in self?.finishFeeding(fd) }
-        writer.onFailure = { [weak self] _ in
+        // The writer holds the runner until `finishFeeding` stops it.
+        writer.onDrained = { [self] in finishFeeding(fd) }
+        writer.onFailure = { [self] _ in
             // EPIPE or ECONNRESET: the command did not want (all of) its input. Its exit status tells the rest.
-            self?.log.debug("notify: \(label): stdin closed early")
-            self?.finishFeeding(fd)
+            log.debug("notify: \(label): stdin closed early")
+            finishFeeding(fd)
         }
         writer.append(input)
     }
@@ -94,14 +95,14 @@ public final class NotifyCommand {
                 log.warn("notify: \(label): still running after \(timeLimit), killing process group \(pid)")
                 ChildProcess.killGroup(pid)
             }
-            loop.schedule(after: wait) { [weak self] in
-                self?.reap(pid, label: label, startedAt: startedAt, wait: min(wait * 2, .milliseconds(500)),
+            loop.schedule(after: wait) { [self] in
+                reap(pid, label: label, startedAt: startedAt, wait: min(wait * 2, .milliseconds(500)),
                            killed: killed || overdue)
             }
             return
         case .interrupted:
-            loop.schedule(after: .zero) { [weak self] in
-                self?.reap(pid, label: label, startedAt: startedAt, wait: wait, killed: killed)
+            loop.schedule(after: .zero) { [self] in
+                reap(pid, label: label, startedAt: startedAt, wait: wait, killed: killed)
             }
             return
         case .uncollectable(let error):

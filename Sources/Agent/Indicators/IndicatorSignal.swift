@@ -85,5 +85,5 @@ public enum IndicatorTest {
         }
     }()
 
-    static let pattern = IndicatorPattern.sequence(patterns.map(\.1))
+    static let pattern = IndicatorPattern.sequence(patterns.map { $0.1 })
 }

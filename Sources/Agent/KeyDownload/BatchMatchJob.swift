@@ -22,14 +22,14 @@ final class BatchMatchJob {
         var name: String
 
         /// A function that hands out the file's keys one at a time, nil after the last.
-        func makeKeySource() throws -> () throws -> DiagnosisKey? {
+        func makeKeySource() throws(ExportFileError) -> () throws(ExportFileError) -> DiagnosisKey? {
             switch keys {
             case .export(let export):
                 let iterator = try export.makeKeyIterator()
-                return { try iterator.next()?.key }
+                return { () throws(ExportFileError) in try iterator.next()?.key }
             case .held(let held):
                 var iterator = held.makeIterator()
-                return { iterator.next() }
+                return { () throws(ExportFileError) in iterator.next() }
             }
         }
 
@@ -52,7 +52,7 @@ final class BatchMatchJob {
     private let loop: any EventLoop
     private var fileIndex = 0
     /// The current file's keys; nil between files.
-    private var nextKey: (() throws -> DiagnosisKey?)?
+    private var nextKey: (() throws(ExportFileError) -> DiagnosisKey?)?
     private var outcome = Outcome()
     private var job: SlicedJob?
 
@@ -64,13 +64,13 @@ final class BatchMatchJob {
 
     func start(keysPerSlice: Int, completion: @escaping (Outcome) -> Void) {
         let started = loop.now
-        job = SlicedJob.start(on: loop, budget: .iterations(max(1, keysPerSlice)), step: { [unowned self] in
-            self.step()
-        }, onFinished: { [unowned self] in
-            self.outcome.slices = self.job?.slices ?? 0
-            self.outcome.elapsed = self.loop.now - started
-            self.job = nil
-            completion(self.outcome)
+        job = SlicedJob.start(on: loop, budget: .iterations(max(1, keysPerSlice)), step: { [self] in
+            step()
+        }, onFinished: { [self] in
+            outcome.slices = job?.slices ?? 0
+            outcome.elapsed = loop.now - started
+            job = nil
+            completion(outcome)
         })
     }
 
@@ -84,7 +84,7 @@ final class BatchMatchJob {
 
     /// One key, or the move to the next file.
     private func step() -> SliceResult {
-        do {
+        do throws(ExportFileError) {
             if nextKey == nil {
                 guard fileIndex < files.count else { return .done }
                 detection.beginFile(files[fileIndex].name)

@@ -19,7 +19,7 @@ public final class KeyServers {
 
     public init(loop: any EventLoop, http: any NetworkTransport, settings: [KeySyncSettings], clock: Clock, store: SightingStore,
                 exposures: ExposureLog, notifier: ExposureNotifier, schedule: KeySchedule, dataDirectory: String,
-                generator: @escaping (String?) -> any RandomNumberGenerator, log: Logger) {
+                generator: @escaping (String?) -> ServiceRandom, log: Logger) {
         let turns = SyncTurns()
         make = { settings, removesStaleDownloads in
             KeySync(loop: loop, http: http, settings: settings, clock: clock, store: store, exposures: exposures,

@@ -20,7 +20,7 @@ public final class KeySync {
     public var name: String? { settings.name }
 
     private let context: SyncRun.Context
-    private var generator: any RandomNumberGenerator
+    private var generator: ServiceRandom
     private var cursor: SyncCursor?
     private var run: SyncRun?
     private var timer: TimerHandle?
@@ -36,7 +36,7 @@ public final class KeySync {
 
     public convenience init(loop: any EventLoop, http: any NetworkTransport, settings: KeySyncSettings, clock: Clock, store: SightingStore,
                 exposures: ExposureLog, notifier: ExposureNotifier, schedule: KeySchedule, dataDirectory: String,
-                generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), log: Logger) {
+                generator: ServiceRandom = .system, log: Logger) {
         self.init(loop: loop, http: http, settings: settings, clock: clock, store: store, exposures: exposures,
                   notifier: notifier, schedule: schedule, dataDirectory: dataDirectory, turns: SyncTurns(),
                   removesStaleDownloads: true, generator: generator, log: log)
@@ -47,7 +47,7 @@ public final class KeySync {
     /// another server's download under way for one).
     init(loop: any EventLoop, http: any NetworkTransport, settings: KeySyncSettings, clock: Clock, store: SightingStore,
          exposures: ExposureLog, notifier: ExposureNotifier, schedule: KeySchedule, dataDirectory: String,
-         turns: SyncTurns, removesStaleDownloads: Bool, generator: any RandomNumberGenerator, log: Logger) {
+         turns: SyncTurns, removesStaleDownloads: Bool, generator: ServiceRandom, log: Logger) {
         self.settings = settings
         self.turns = turns
         turnOwner = turns.newOwner()
@@ -147,12 +147,13 @@ public final class KeySync {
 
     private func beginNow(_ server: KeyServer) {
         let run = SyncRun(server: server, settings: settings, cursor: cursor ?? SyncCursor(server: server.identity, fileName: cursorFileName),
-                          context: context, jitter: { [weak self] in self?.randomJitterFactor() ?? 1 })
-        run.onPhase = { [weak self] phase in
-            self?.status.phase = phase
-            self?.status.currentRun = self?.run?.report
+                          context: context, jitter: { self.randomJitterFactor() })
+        // The run holds this sync until it finishes or `stop` cancels it and lets it go.
+        run.onPhase = { phase in
+            self.status.phase = phase
+            self.status.currentRun = self.run?.report
         }
-        run.onFinished = { [weak self] report, cursor in self?.finished(report, cursor: cursor) }
+        run.onFinished = { report, cursor in self.finished(report, cursor: cursor) }
         self.run = run
         status.lastError = nil
         refreshStatus()
@@ -195,8 +196,7 @@ public final class KeySync {
         let extra = jitterNanoseconds > 0 ? Int64.random(in: 0..<jitterNanoseconds, using: &generator) : 0
         let deadline = context.loop.now + delay + .nanoseconds(extra)
         timerDeadline = deadline
-        timer = context.loop.schedule(at: deadline) { [weak self] in
-            guard let self else { return }
+        timer = context.loop.schedule(at: deadline) { [self] in  // held by the loop until it fires or `stop` cancels it
             timer = nil
             timerDeadline = nil
             guard run == nil && !awaitingTurn else { return }

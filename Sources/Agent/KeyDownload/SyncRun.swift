@@ -24,7 +24,8 @@ import SystemIO
 /// Those rules are `SyncMachine`'s, a value with no I/O; this class is its driver: it feeds the machine events
 /// (a transfer, a verification or a match job ended) and performs the actions it answers with, through
 /// the `NetworkTransport` (`HTTPClient`, or a test's substitute), the loop, the download folder,
-/// `VerificationJob`, `BatchMatchJob` and the exposure log.
+/// `VerificationJob`, `BatchMatchJob` and the exposure log. A transfer, timer or job under way holds the run
+/// until it reports or `cancel` ends it (no weak references: the board build has none).
 final class SyncRun {
     /// What a run works with; owned by `KeySync`.
     struct Context {
@@ -123,8 +124,8 @@ final class SyncRun {
             return match([BatchMatchJob.File(keys: .held(keys), name: "keys held until their embargo ended")])
         case .fetchListing(let url, let cap):
             let started = context.loop.now
-            cancelTransfer = context.http.fetch(request(url, maximumBytes: cap)) { [weak self] result in
-                guard let self, let elapsed = transferEnded(started) else { return }
+            cancelTransfer = context.http.fetch(request(url, maximumBytes: cap)) { [self] result in
+                guard let elapsed = transferEnded(started) else { return }
                 switch result {
                 case .success(let body): perform(machine.listingFetched(body, elapsed: elapsed))
                 case .failure(let failure): perform(machine.fetchFailed(failure, elapsed: elapsed, jitter: jitter()))
@@ -133,8 +134,7 @@ final class SyncRun {
         case .download(let entry, let url, let cap, let attempt):
             return download(entry, url: url, maximumBytes: cap, attempt: attempt)
         case .scheduleRetry(let delay):
-            retryTimer = context.loop.schedule(after: delay) { [weak self] in
-                guard let self else { return }
+            retryTimer = context.loop.schedule(after: delay) { [self] in
                 retryTimer = nil
                 perform(machine.retryTimerFired())
             }
@@ -193,8 +193,8 @@ final class SyncRun {
         try? Posix.truncate(descriptor, to: 0)
         let started = context.loop.now
         cancelTransfer = context.http.fetch(request(url, maximumBytes: maximumBytes), into: descriptor, path: path) {
-            [weak self] result in
-            guard let self, let elapsed = transferEnded(started) else { return }
+            [self] result in
+            guard let elapsed = transferEnded(started) else { return }
             switch result {
             case .success(let bytes):
                 closeWriter()
@@ -214,17 +214,17 @@ final class SyncRun {
         let started = context.loop.now
         let source: ExportFileSource
         let job: VerificationJob
-        do {
-            source = try ExportFileSource(path: path)
-            let file = try ExportFile(source: source, maxExportBinSize: settings.limits.maxFileBytes)
-            job = VerificationJob(try file.verification(with: settings.keyring), loop: context.loop)
-        } catch let error as ExportFileError {
-            return machine.refused(error, elapsed: context.loop.now - started)
-        } catch {
+        do throws(TextFileError) { source = try ExportFileSource(path: path) } catch {
             return machine.stopped("cannot read the download of \(entry): \(error)")
         }
+        do throws(ExportFileError) {
+            let file = try ExportFile(source: source, maxExportBinSize: settings.limits.maxFileBytes)
+            job = VerificationJob(try file.verification(with: settings.keyring), loop: context.loop)
+        } catch {
+            return machine.refused(error, elapsed: context.loop.now - started)
+        }
         verification = job
-        job.start { [unowned self] result, _ in
+        job.start { [self] result, _ in
             verification = nil
             let elapsed = context.loop.now - started
             guard !machine.isOver else { return }
@@ -251,8 +251,7 @@ final class SyncRun {
         }
         let job = BatchMatchJob(files: files, detection: detection, loop: context.loop)
         matchJob = job
-        job.start(keysPerSlice: settings.keysPerSlice) { [weak self] outcome in
-            guard let self else { return }
+        job.start(keysPerSlice: settings.keysPerSlice) { [self] outcome in
             matchJob = nil
             guard !machine.isOver else { return }
             perform(machine.matched(.init(keys: detection.keys, matchedKeys: detection.matched.count,

@@ -15,7 +15,7 @@ final class VerificationJob {
     }
 
     func start(completion: @escaping (Result<VerifiedExportFile, ExportFileError>, _ slices: Int) -> Void) {
-        job = SlicedJob.start(on: loop, step: { [unowned self] in
+        job = SlicedJob.start(on: loop, step: { [self] in
             do throws(ExportFileError) {
                 guard let verified = try verification.advance() else { return .more }
                 result = .success(verified)
@@ -23,7 +23,7 @@ final class VerificationJob {
                 result = .failure(error)
             }
             return .done
-        }, onFinished: { [unowned self] in
+        }, onFinished: { [self] in
             let slices = job?.slices ?? 0
             job = nil
             if let result { completion(result, slices) }

@@ -38,7 +38,7 @@ public final class KeyShare {
     private let log: Logger
 
     /// Every rule of the share; this class only performs what it asks and tells it what came of it.
-    private var machine: ShareMachine<Generator>
+    private var machine: ShareMachine<ServiceRandom>
     private var wakeTimer: TimerHandle?
     private var chaffTimer: TimerHandle?
     /// Drops the real request under way (a code check, a certificate or a publish).
@@ -50,7 +50,7 @@ public final class KeyShare {
     public init(loop: any EventLoop, clock: Clock, ownKeys: @escaping () -> [TemporaryExposureKey],
                 transport: any NetworkTransport, settings: KeyShareSettings, notifier: ExposureNotifier,
                 fileSystem: any FileSystem, dataDirectory: String,
-                generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), log: Logger) {
+                generator: ServiceRandom = .system, log: Logger) {
         self.loop = loop
         self.clock = clock
         self.ownKeys = ownKeys
@@ -60,7 +60,7 @@ public final class KeyShare {
         path = dataDirectory + "/" + ShareRecord.fileName
         self.log = log
         let record = (try? fileSystem.contents(of: path)).map { ShareRecord(text: String(decoding: $0, as: UTF8.self)) }
-        machine = ShareMachine(record: record ?? ShareRecord(), settings: settings, random: Generator(base: generator))
+        machine = ShareMachine(record: record ?? ShareRecord(), settings: settings, random: generator)
     }
 
     /// Resumes what `DATA/share` holds: a share due is published (once the clock is trusted), one whose time
@@ -107,7 +107,7 @@ public final class KeyShare {
 
     // MARK: Actions
 
-    private var now: ShareMachine<Generator>.Moment { .init(unixSeconds: clock.unixSeconds, isTrusted: clock.isTrusted) }
+    private var now: ShareMachine<ServiceRandom>.Moment { .init(unixSeconds: clock.unixSeconds, isTrusted: clock.isTrusted) }
 
     /// Performs `actions` in order; the machine's answer to one the driver answers on the spot (`readKeys`) is
     /// next in line.
@@ -116,8 +116,7 @@ public final class KeyShare {
     private func execute(_ action: ShareAction) -> [ShareAction] {
         switch action {
         case .send(let endpoint, let request):
-            cancelRequest = transport.send(request) { [weak self] result in
-                guard let self else { return }
+            cancelRequest = transport.send(request) { [self] result in
                 cancelRequest = nil
                 perform(machine.answered(endpoint, result, at: now))
             }
@@ -139,8 +138,7 @@ public final class KeyShare {
             staff?(result)
         case .scheduleWake(let delay):
             if let wakeTimer { loop.cancel(wakeTimer) }
-            wakeTimer = loop.schedule(after: delay) { [weak self] in
-                guard let self else { return }
+            wakeTimer = loop.schedule(after: delay) { [self] in
                 wakeTimer = nil
                 perform(machine.wakeTimerFired(at: now))
             }
@@ -148,8 +146,7 @@ public final class KeyShare {
             if let wakeTimer { loop.cancel(wakeTimer) }
             wakeTimer = nil
         case .sendChaff(let request):
-            cancelChaff = transport.send(request) { [weak self] _ in
-                guard let self else { return }
+            cancelChaff = transport.send(request) { [self] _ in
                 cancelChaff = nil
                 perform(machine.chaffAnswered())
             }
@@ -158,8 +155,7 @@ public final class KeyShare {
             cancelChaff = nil
         case .scheduleChaff(let delay):
             if let chaffTimer { loop.cancel(chaffTimer) }
-            chaffTimer = loop.schedule(after: delay) { [weak self] in
-                guard let self else { return }
+            chaffTimer = loop.schedule(after: delay) { [self] in
                 chaffTimer = nil
                 perform(machine.chaffTimerFired())
             }
@@ -185,12 +181,5 @@ public final class KeyShare {
             }
             storageError = error
         }
-    }
-
-    /// The service's random numbers (secrets, padding, timing) through one concrete type: the machine and the
-    /// generic request builders then take it without opening an existential at each call.
-    private struct Generator: RandomNumberGenerator {
-        var base: any RandomNumberGenerator
-        mutating func next() -> UInt64 { base.next() }
     }
 }

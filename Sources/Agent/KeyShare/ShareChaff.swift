@@ -1,4 +1,5 @@
 import ENCore
+import EventLoop
 import Network
 
 /// Chaff: exchanges shaped like a real share's (a code check, or a certificate request followed at once by a

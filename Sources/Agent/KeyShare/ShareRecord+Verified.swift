@@ -33,7 +33,7 @@ extension ShareRecord.Pending {
         certificateExpiresAt = Self.lifetime(claimed: JWTExpiry.unixSeconds(of: certificate), now: now,
                                              assumed: settings.certificateLifetime, longest: 86_400)
         secret = upload.secret
-        keyStarts = upload.keys.map(\.rollingStartNumber.value)
+        keyStarts = upload.keys.map { $0.rollingStartNumber.value }
         attempts = 0
         retryAt = nil
     }

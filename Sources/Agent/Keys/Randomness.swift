@@ -8,14 +8,34 @@ public enum Randomness: Sendable {
     case system
     case seeded(UInt64)
 
-    public func generator(for service: String) -> any RandomNumberGenerator {
+    public func generator(for service: String) -> ServiceRandom {
         switch self {
         case .system:
-            return SystemRandomNumberGenerator()
+            return .system
         case .seeded(let seed):
             var h: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a over the name, mixed into the seed
             for b in service.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-            return SplitMix64(seed: seed ^ h)
+            return ServiceRandom(seed: seed ^ h)
         }
+    }
+}
+
+/// One service's random numbers: the kernel CSPRNG, or a seeded stream in simulations. A concrete type, not
+/// `any RandomNumberGenerator`: the board build (Embedded Swift) cannot call generic methods on that.
+public struct ServiceRandom: RandomNumberGenerator, Sendable {
+    private var seeded: SplitMix64?
+
+    public static let system = ServiceRandom(seeded: nil)
+
+    public init(seed: UInt64) { seeded = SplitMix64(seed: seed) }
+
+    private init(seeded: SplitMix64?) { self.seeded = seeded }
+
+    public mutating func next() -> UInt64 {
+        guard seeded != nil else {
+            var system = SystemRandomNumberGenerator()
+            return system.next()
+        }
+        return seeded!.next()
     }
 }

@@ -29,7 +29,7 @@ public final class Advertiser {
     private let schedule: KeySchedule
     private let settings: Settings
     private let log: Logger
-    private var generator: any RandomNumberGenerator
+    private var generator: ServiceRandom
     private var rotationTimer: TimerHandle?
     private let keyFile: KeyFile?
     /// Own keys of the last 14 days, in rolling-start order.
@@ -46,7 +46,7 @@ public final class Advertiser {
     public private(set) var keyStorageError: SystemError?
 
     public init(loop: any EventLoop, clock: Clock, radio: GAENRadio, schedule: KeySchedule, settings: Settings = Settings(),
-                generator: any RandomNumberGenerator = SystemRandomNumberGenerator(), keyFile: KeyFile? = nil,
+                generator: ServiceRandom = .system, keyFile: KeyFile? = nil,
                 log: Logger) {
         precondition(settings.rotationMin <= settings.rotationMax && settings.rotationMax <= .seconds(1200),
                      "rotation bounds must lie within 20 minutes")

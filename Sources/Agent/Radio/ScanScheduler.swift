@@ -20,7 +20,7 @@ public final class ScanScheduler {
     private let loop: any EventLoop
     private let radio: GAENRadio
     private let settings: Settings
-    private var generator: any RandomNumberGenerator
+    private var generator: ServiceRandom
     private var timer: TimerHandle?
     public private(set) var scans = 0
     public private(set) var lastScanStart: MonotonicInstant?
@@ -35,7 +35,7 @@ public final class ScanScheduler {
     public var onScanFinished: (MonotonicInstant) -> Void = { _ in }
 
     public init(loop: any EventLoop, radio: GAENRadio, settings: Settings = Settings(),
-                generator: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
+                generator: ServiceRandom = .system) {
         self.loop = loop
         self.radio = radio
         self.settings = settings

@@ -80,7 +80,7 @@ public final class SightingRecorder {
         guard !sightings.isEmpty else { return }
         recorded += sightings.count
         sightings.forEach(store.append)
-        let strongest = sightings.compactMap(\.signal?.max).sorted(by: >).prefix(5).map { "\($0)" }
+        let strongest = sightings.compactMap { $0.signal?.max }.sorted(by: >).prefix(5).map { "\($0)" }
         log.info("scan heard \(sightings.count) GAEN beacon(s)"
                  + (strongest.isEmpty ? "" : ", strongest \(strongest.joined(separator: ", ")) dBm"))
         onSightings(sightings)

@@ -1,3 +1,5 @@
+import HCI
+
 extension Agent {
     /// The agent's state as systemd is told it (`ServiceNotifier`).
     public var serviceStatus: ServiceStatus {

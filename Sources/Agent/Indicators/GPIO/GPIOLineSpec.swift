@@ -53,14 +53,14 @@ public struct GPIOLineSpec: Equatable, Sendable, CustomStringConvertible {
                 throw ParseError(description: "expected CHIP:LINE such as gpiochip0:17, got '\(location)'")
             }
             self.chip = chip
-            if lineText.allSatisfy(\.isASCIIDigit) {
+            if lineText.allSatisfy({ $0.isASCIIDigit }) {
                 guard let offset = UInt32(lineText) else { throw ParseError(description: "line number \(lineText) is too large") }
                 line = .offset(offset)
             } else {
                 line = .name(lineText)
             }
         } else {
-            guard !location.allSatisfy(\.isASCIIDigit) else {
+            guard !location.allSatisfy({ $0.isASCIIDigit }) else {
                 throw ParseError(description: "a line number needs its chip, such as gpiochip0:\(location); "
                                  + "a line name (GPIO\(location)) is looked for on every chip")
             }
@@ -75,7 +75,7 @@ public struct GPIOLineSpec: Equatable, Sendable, CustomStringConvertible {
                 bias = b
             } else {
                 throw ParseError(description: "unknown option '\(option)' (known: active-low, "
-                                 + Bias.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+                                 + Bias.allCases.map { $0.rawValue }.joined(separator: ", ") + ")")
             }
         }
     }
