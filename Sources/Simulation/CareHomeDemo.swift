@@ -50,8 +50,10 @@ public struct CareHomeDemo {
         public var exposuresCorrect = false
     }
 
-    public static func run(_ options: Options, dataRoot: String, print: @escaping (String) -> Void) throws -> Summary {
-        let sim = try Simulation(startUnixSeconds: start, seed: options.seed, dataRoot: dataRoot)
+    public static func run(_ options: Options, dataRoot: String, print: @escaping (String) -> Void) throws(SimulationError) -> Summary {
+        let sim = try SimulationError.whileDoing("the simulation") { () throws(CryptoError) in
+            try Simulation(startUnixSeconds: start, seed: options.seed, dataRoot: dataRoot)
+        }
         // Indoor propagation (path-loss exponent 3): bedrooms, 400 m apart along the corridors, are out of
         // each other's range; in the shared rooms everyone is within a few metres.
         sim.radio.pathLoss.exponent = 3.0
@@ -60,7 +62,7 @@ public struct CareHomeDemo {
             i < residentNames.count ? residentNames[i] : "Resident \(i + 1)"
         }
         let (authority, serverFolder, settings) = try setUpKeyServer(dataRoot: dataRoot)
-        let badges = try names.enumerated().map { i, name in
+        let badges = try names.enumerated().map { i, name throws(SimulationError) in
             try sim.addBadge(name, at: bedroom(i), settings: settings, indicator: true)
         }
         // The last resident is bedridden and never leaves their room: the control who must not be exposed.
@@ -143,7 +145,7 @@ public struct CareHomeDemo {
         summary.rotations = badges.map { $0.control.metrics().rotations }.reduce(0, +)
         summary.scans = badges.map { $0.control.metrics().scans }.reduce(0, +)
         summary.sightings = sightings
-        summary.violations = badges.map(\.controller.violations.count).reduce(0, +)
+        summary.violations = badges.map { $0.controller.violations.count }.reduce(0, +)
         for badge in badges {
             let h = badge.controller.advertisingHistory
             for i in h.indices {
@@ -164,7 +166,7 @@ public struct CareHomeDemo {
     /// who met her were.
     static func announcePositiveTest(sim: Simulation, badges: [SimulatedBadge], names: [String], days: Int,
                                      authority: SigningKey, serverFolder: String, metFirst: Set<String>,
-                                     print: @escaping (String) -> Void) throws -> (exposed: Int, correct: Bool) {
+                                     print: @escaping (String) -> Void) throws(SimulationError) -> (exposed: Int, correct: Bool) {
         // The morning after: the first resident tests positive and, with consent, her badge's keys are published.
         let testDay = start + Int64(days) * 86_400
         sim.loop.run(until: sim.loop.now + .seconds(testDay + 9 * 3600 - sim.unixSeconds))
@@ -175,11 +177,15 @@ public struct CareHomeDemo {
             DiagnosisKey(tek: $0, transmissionRiskLevel: 4, reportType: .confirmedTest)
         }
         let fileName = "\(start)-\(sim.unixSeconds)-00001.zip"
-        let export = try ExportWriter.archive(
-            descriptor: ExportDescriptor(startTimestamp: UInt64(start), endTimestamp: UInt64(sim.unixSeconds), region: "XX"),
-            signers: [ExportSigner(key: authority, keyID: VerificationKeyID(id: "999", version: "v1"))], keys: keys)
-        try AtomicFile.write(export, to: serverFolder + "/" + fileName)
-        try AtomicFile.write(Array((fileName + "\n").utf8), to: serverFolder + "/index.txt")
+        let export = try SimulationError.whileDoing("the positive resident's export") { () throws(ExportWriteError) in
+            try ExportWriter.archive(
+                descriptor: ExportDescriptor(startTimestamp: UInt64(start), endTimestamp: UInt64(sim.unixSeconds), region: "XX"),
+                signers: [ExportSigner(key: authority, keyID: VerificationKeyID(id: "999", version: "v1"))], keys: keys)
+        }
+        try SimulationError.whileDoing("the key server's folder") { () throws(SystemError) in
+            try AtomicFile.write(export, to: serverFolder + "/" + fileName)
+            try AtomicFile.write(Array((fileName + "\n").utf8), to: serverFolder + "/index.txt")
+        }
         print("  09:00:00  \(names[0]) tests positive; with her consent her badge's \(keys.count) daily keys are uploaded")
         print("  09:00:00  the health authority publishes them in a signed export on its key server")
         for badge in badges.dropFirst() { _ = badge.control.syncNow { _ in } }
@@ -190,7 +196,7 @@ public struct CareHomeDemo {
             let expected = metFirst.contains(badge.name)
             correct = correct && (found.isEmpty != expected)
             if let worst = found.max(by: { $0.riskScore < $1.riskScore }) {
-                let minutes = found.map(\.durationMinutes).reduce(0, +)
+                let minutes = found.map { $0.durationMinutes }.reduce(0, +)
                 print("  \(badge.name)'s badge: exposure detected — \(found.count) day(s), \(minutes) min in all, "
                       + "highest risk score \(worst.riskScore), typical attenuation \(worst.typicalAttenuation) dB")
                 print("    its LED: " + indicatorText(badge))
@@ -214,19 +220,25 @@ public struct CareHomeDemo {
 
     /// The demo's health authority: a signing key, its public key on disk, an empty key-server folder, and
     /// the agent settings that make a badge sync from that folder.
-    static func setUpKeyServer(dataRoot: String) throws -> (SigningKey, String, Agent.Settings) {
+    static func setUpKeyServer(dataRoot: String) throws(SimulationError) -> (SigningKey, String, Agent.Settings) {
         // The health authority of the demo: its signing key, and the folder its key server publishes to.
-        let authority = try SigningKey.generateP256()
+        let authority = try SimulationError.whileDoing("the health authority's key") { () throws(SigningKeyError) in
+            try SigningKey.generateP256()
+        }
         let publicKeyPath = dataRoot + "/health-authority.pem"
         let serverFolder = dataRoot + "/keyserver"
-        try AtomicFile.makeDirectory(serverFolder)
-        try AtomicFile.write(Array(authority.publicKeyPEM.utf8), to: publicKeyPath)
-        try AtomicFile.write([], to: serverFolder + "/index.txt")
+        try SimulationError.whileDoing("the key server's folder") { () throws(SystemError) in
+            try AtomicFile.makeDirectory(serverFolder)
+            try AtomicFile.write(Array(authority.publicKeyPEM.utf8), to: publicKeyPath)
+            try AtomicFile.write([], to: serverFolder + "/index.txt")
+        }
         var settings = Agent.Settings()
         for (key, value) in [("keyserver.style", "folder"), ("keyserver.base_url", "file://\(serverFolder)/"),
                              ("keyserver.public_key", publicKeyPath), ("keyserver.key_id", "999"),
                              ("keyserver.key_version", "v1")] {
-            try settings.configuration.set(key, to: value)
+            try SimulationError.whileDoing("the badges' settings") { () throws(ConfigurationError) in
+                try settings.configuration.set(key, to: value)
+            }
         }
         return (authority, serverFolder, settings)
     }

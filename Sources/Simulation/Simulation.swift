@@ -31,22 +31,28 @@ public final class Simulation {
     @discardableResult
     public func addBadge(_ name: String, at position: RadioPosition, settings: Agent.Settings = Agent.Settings(),
                          clockProbe: any ClockSyncProbe = FixedClockSyncProbe(synchronised: true),
-                         indicator: Bool = false, log: Logger = .silent, btsnoop: String? = nil) throws -> SimulatedBadge {
+                         indicator: Bool = false, log: Logger = .silent, btsnoop: String? = nil) throws(SimulationError) -> SimulatedBadge {
         let index = UInt64(badges.count + 1)
         let controller = radio.addController(
             VirtualControllerConfiguration(publicAddress: BDAddress(rawValue: 0x00_1B_DC_00_00_00 + index)), at: position)
         let directory = dataRoot + "/" + name
         let disk = SimulatedDisk()
-        let snoop = try btsnoop.map { path throws -> BtsnoopFile in try BtsnoopFile(path: path) }
+        let snoop = try btsnoop.map { path throws(SimulationError) -> BtsnoopFile in
+            try SimulationError.whileDoing("badge \(name)'s btsnoop file") { () throws(BtsnoopFileError) in try BtsnoopFile(path: path) }
+        }
         let loop = self.loop
-        let agent = try Agent(loop: loop, settings: settings, log: log, randomness: .seeded(seed &+ index &* 7919),
-                              dataDirectory: directory, fileSystem: disk, clockProbe: clockProbe,
-                              makeTransport: {
-                                  let transport = controller.makeHostTransport()
-                                  guard let snoop else { return transport }
-                                  return SnoopingTransport(transport, file: snoop, loop: loop, log: log)
-                              })
-        agent.attach(network: try HTTPClient(loop: loop))
+        let agent = try SimulationError.whileDoing("badge \(name)") { () throws(AgentError) in
+            try Agent(loop: loop, settings: settings, log: log, randomness: .seeded(seed &+ index &* 7919),
+                      dataDirectory: directory, fileSystem: disk, clockProbe: clockProbe,
+                      makeTransport: {
+                          let transport = controller.makeHostTransport()
+                          guard let snoop else { return transport }
+                          return SnoopingTransport(transport, file: snoop, loop: loop, log: log)
+                      })
+        }
+        agent.attach(network: try SimulationError.whileDoing("badge \(name)'s network client") {
+            () throws(HTTPClient.Failure) in try HTTPClient(loop: loop)
+        })
         let virtualIndicator = indicator ? VirtualIndicator(loop: loop) : nil
         if let virtualIndicator { agent.attach(indicators: virtualIndicator.lines) }
         let badge = SimulatedBadge(name: name, agent: agent, controller: controller, disk: disk,

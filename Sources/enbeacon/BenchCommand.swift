@@ -153,7 +153,7 @@ enum BenchCommand {
             let matcher = KeyMatcher(sightings: sightings, now: benchNow, schedule: schedule)
             var run = MatchRun(sightings: count, planted: planted, matcher: matcher, build: monotonicSeconds() - buildStart)
             // The bench's sightings all lie within the retention period, so the reference indexes every one.
-            run.referenceIndex = reference?.index(rpis: sightings.map(\.rpi), intervals: sightings.map { $0.interval?.value ?? 0 },
+            run.referenceIndex = reference?.index(rpis: sightings.map { $0.rpi }, intervals: sightings.map { $0.interval?.value ?? 0 },
                                                   toleranceIntervals: matcher.rules.toleranceIntervals)
             runs.append(run)
         }

@@ -221,7 +221,7 @@ enum ExportCommand {
             o.raw("header", KeyPresentation.headerJSON(h).text)
             out.write(o.text + "\n")
         } else {
-            out.write("verified: \(path) signed by \(verified.verifiedBy.map(\.description).joined(separator: ", ")) "
+            out.write("verified: \(path) signed by \(verified.verifiedBy.map { $0.description }.joined(separator: ", ")) "
                       + "(--key \(keyPath)); region \(h.region), \(UTCDateTime(unixSeconds: Int64(clamping: h.startTimestamp))) "
                       + "to \(UTCDateTime(unixSeconds: Int64(clamping: h.endTimestamp))), batch \(h.batchNum) of \(h.batchSize), "
                       + "\(h.keyRecordCount) keys, \(h.revisedKeyRecordCount) revised\n")

@@ -148,10 +148,10 @@ enum MatchCommand {
         }
 
         let matched = detection.matched
-        let keys = matched.map(\.matchedKey)
+        let keys = matched.map { $0.matchedKey }
         let today = UTCDay(unixSeconds: now)
         let exposures = keys.flatMap { RiskScoringV1.exposures(to: $0, configuration: v1, evaluationDay: today) }
-            .enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)
+            .enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map { $0.element }
         let daily = RiskScoringV2.dailySummaries(of: keys, configuration: v2)
         let records = detection.exposures(v1: v1, v2: v2, today: today, detectedAt: now)
         let report = Report(request: request, now: now, exports: summaries, sightingCount: sightings.count,
@@ -204,7 +204,7 @@ extension MatchCommand {
             let verified = request.insecure ? "UNVERIFIED (--insecure-skip-verify)" : "verified"
             lines.append("exports: \(exports.count) \(verified)")
             for e in exports {
-                let by = e.verifiedBy.isEmpty ? "" : ", signed by \(e.verifiedBy.map(\.description).joined(separator: ", "))"
+                let by = e.verifiedBy.isEmpty ? "" : ", signed by \(e.verifiedBy.map { $0.description }.joined(separator: ", "))"
                 lines.append("  \(e.path): region \(e.header.region), "
                              + "\(UTCDateTime(unixSeconds: Int64(clamping: e.header.startTimestamp))) to "
                              + "\(UTCDateTime(unixSeconds: Int64(clamping: e.header.endTimestamp))), batch \(e.header.batchNum) "
@@ -285,7 +285,7 @@ extension MatchCommand {
                 x.string("reportType", e.reportType.description)
                 return x.text
             }))
-            o.raw("exposures", JSON.array(records.map(\.json)))
+            o.raw("exposures", JSON.array(records.map { $0.json }))
             o.raw("dailySummariesV2", JSON.array(daily.map { d in
                 var x = JSONObject()
                 x.string("date", d.date.description)

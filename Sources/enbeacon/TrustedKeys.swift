@@ -41,7 +41,7 @@ struct TrustedKeys {
         if let onlyID { return [onlyID] }
         guard let sig = file.exportSig, let signatures = try? TEKSignature.decodeList(sig) else { return [] }
         var seen = Set<VerificationKeyID>()
-        return signatures.map(\.signatureInfo.keyID).filter { seen.insert($0).inserted }
+        return signatures.map { $0.signatureInfo.keyID }.filter { seen.insert($0).inserted }
     }
 
     /// Verifies `file` with each key in turn; the first that verifies wins. A refusal that no other key

@@ -34,7 +34,7 @@ public final class AgentControl {
             rpiAgeSeconds: advertiser.lastRotation.map { seconds(now - $0) },
             nextRotationSeconds: advertiser.nextRotation.map { seconds($0 - now) },
             scans: agent.scanner.scans, lastScanSecondsAgo: agent.scanner.lastScanStart.map { seconds(now - $0) },
-            storage: try? agent.store.usage(), storageError: agent.sightings.lastError,
+            storage: (try? agent.store.usage()).map(StorageUsage.init), storageError: agent.sightings.lastError,
             deletionHold: agent.clock.deletionHold, keySync: agent.keyDownload?.status,
             namedKeySyncs: namedKeySyncs, keyShare: agent.keyShare?.status, exposures: agent.exposures.exposures.count,
             riskVerdict: riskVerdict, indicator: indicator)
@@ -183,7 +183,7 @@ public final class AgentControl {
         try agent.store.newestFirst(since: unixSeconds, limit: limit)
     }
 
-    public func storage() throws(SystemError) -> StorageUsage { try agent.store.usage() }
+    public func storage() throws(SystemError) -> StorageUsage { StorageUsage(try agent.store.usage()) }
 
     /// The last failed write of sightings (nil once one succeeds), and what the flood limits dropped.
     public var storageHealth: (lastError: SystemError?, dropped: SightingRecorder.Dropped) {
@@ -288,7 +288,7 @@ public struct BadgeStatus: Sendable {
     public var scans: Int
     public var lastScanSecondsAgo: Int64?
     /// Nil when the store cannot be read.
-    public var storage: StoreUsage?
+    public var storage: StorageUsage?
     /// The last failed write of sightings, nil once one succeeds.
     public var storageError: SystemError?
     /// Why data older than 14 days is not being deleted now (a clock jump not yet confirmed), nil when it is.

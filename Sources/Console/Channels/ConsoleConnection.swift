@@ -8,6 +8,10 @@ import SystemIO
 /// timeout, a line over the limit, a client that stops reading its answer for the stall timeout, a
 /// `live` reader that falls `liveOutputLimit` behind (told so in a last line), or one that disconnects.
 /// A `live` stream otherwise runs until the client closes (or shuts down its sending side).
+///
+/// From `start` until `close` the loop's watch and timer, the writer, a running stream and an awaited answer
+/// hold the connection (no weak references: the board build has none), and it holds its server through
+/// `onClose`; `close` cancels, ends and unhooks them all, so a closed connection is held by nobody.
 final class ConsoleConnection {
     private enum Phase {
         case readingRequest
@@ -23,7 +27,7 @@ final class ConsoleConnection {
     private let table: CommandTable
     private let settings: ConsoleSocketServer.Settings
     private let log: Logger
-    private let onClose: (ConsoleConnection) -> Void
+    private var onClose: (ConsoleConnection) -> Void
 
     private var phase = Phase.readingRequest
     private var reader: BoundedLineReader
@@ -53,18 +57,18 @@ final class ConsoleConnection {
         reader = BoundedLineReader(maxLineBytes: settings.maxLineBytes)
         writer = DescriptorWriter(loop: loop, fd: fd, settings: DescriptorWriter.Settings(
             limit: settings.replyLimit, droppableLimit: settings.liveOutputLimit, stallTimeout: settings.writeStallTimeout))
-        writer.onFailure = { [unowned self] _ in close() }
-        writer.onDrained = { [unowned self] in
-            if phase == .answering { close() }
-        }
     }
 
     func start() {
-        watch = loop.watch(fd: fd, for: .readable) { [weak self] readiness in self?.ready(readiness) }
-        requestTimer = loop.schedule(after: settings.requestTimeout) { [weak self] in
-            guard let self, phase == .readingRequest else { return }
-            requestTimer = nil
-            finish(ok: false, body: "no command received within \(Self.describe(settings.requestTimeout))")
+        writer.onFailure = { _ in self.close() }
+        writer.onDrained = {
+            if self.phase == .answering { self.close() }
+        }
+        watch = loop.watch(fd: fd, for: .readable) { readiness in self.ready(readiness) }
+        requestTimer = loop.schedule(after: settings.requestTimeout) {
+            guard self.phase == .readingRequest else { return }
+            self.requestTimer = nil
+            self.finish(ok: false, body: "no command received within \(Self.describe(self.settings.requestTimeout))")
         }
     }
 
@@ -94,7 +98,9 @@ final class ConsoleConnection {
         stream = nil
         waiting?.cancel()
         waiting = nil
-        onClose(self)
+        let told = onClose
+        onClose = { _ in }
+        told(self)
     }
 
     // MARK: Input
@@ -171,21 +177,23 @@ final class ConsoleConnection {
             phase = .streaming
             stream = newStream
             send(ConsoleFraming.answer(ok: true, body: ""), droppable: false)
-            newStream.attach(sink: { [weak self] line in self?.streamLine(line) },
-                             onEnd: { [weak self] in
-                                 guard let self, phase == .streaming else { return }
-                                 stream = nil
-                                 phase = .answering
-                                 if writer.isEmpty { close() }
+            // Until it ends, the stream holds the connection (`close` ends it).
+            newStream.attach(sink: { line in self.streamLine(line) },
+                             onEnd: {
+                                 guard self.phase == .streaming else { return }
+                                 self.stream = nil
+                                 self.phase = .answering
+                                 if self.writer.isEmpty { self.close() }
                              })
         case .deferred(let later):
             phase = .waitingForAnswer
             waiting = later
             updateInterest()
-            later.attach { [weak self] reply in
-                guard let self, phase == .waitingForAnswer else { return }
-                waiting = nil
-                answer(reply, json: json)
+            // Held until it is resolved or cancelled (`close` cancels it).
+            later.attach { reply in
+                guard self.phase == .waitingForAnswer else { return }
+                self.waiting = nil
+                self.answer(reply, json: json)
             }
         }
     }

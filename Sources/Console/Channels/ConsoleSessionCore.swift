@@ -7,6 +7,11 @@ import SystemIO
 ///
 /// The mode (`TerminalConsole`, `PipeConsole`) turns input bytes into lines and decides what happens
 /// between answers; it hears from here through the hooks below, each called on the loop.
+///
+/// No weak references (the board build has none): from `start` until the session has ended, the loop's
+/// input watch, the writer, a running stream and an awaited answer hold the core, and the hooks hold the
+/// mode, which holds the core. Ending (by itself or by `close`) lets go of all of them and sets the hooks
+/// to no-ops, so an ended session is held by its owner alone.
 final class ConsoleSessionCore {
     let channel: ConsoleChannel
     let table: CommandTable
@@ -59,21 +64,22 @@ final class ConsoleSessionCore {
             limit: settings.outputLimit, droppableLimit: settings.liveOutputLimit))
         // Nothing is written before `start`.
         writer.isHeld = true
-        writer.onFailure = { [unowned self] failure in
-            if ending == nil { beginEnding(.failed("console output: \(failure)")) }
-            finishEnding()
-        }
-        writer.onDrained = { [unowned self] in
-            if ending == nil { drained() } else { finishEnding() }
-        }
     }
 
     var isWaiting: Bool { waiting != nil }
 
     func start() {
         isRunning = true
+        // The writer holds the core from here; `finishEnding` stops it, which lets go.
+        writer.onFailure = { failure in
+            if self.ending == nil { self.beginEnding(.failed("console output: \(failure)")) }
+            self.finishEnding()
+        }
+        writer.onDrained = {
+            if self.ending == nil { self.drained() } else { self.finishEnding() }
+        }
         writer.isHeld = false
-        inputWatch = loop.watch(fd: input, for: .readable) { [weak self] _ in self?.inputReady() }
+        inputWatch = loop.watch(fd: input, for: .readable) { _ in self.inputReady() }
     }
 
     /// Ends the session now, writing what the descriptor takes at once; `onEnd` is not called. A session
@@ -84,6 +90,7 @@ final class ConsoleSessionCore {
                 ending = .endOfInput
                 ends()
                 closeDescriptors()
+                unhook()
             }
             return
         }
@@ -154,19 +161,24 @@ final class ConsoleSessionCore {
         case .stream(let newStream):
             stream?.end()
             stream = newStream
-            newStream.attach(sink: { [weak self] line in
-                                 guard let self, ending == nil else { return }
-                                 streamLine(line)
+            // Until it ends, the stream holds the core (ending the session ends it). Compared by identity, so
+            // that the stream's own closure does not hold the stream.
+            let streamID = ObjectIdentifier(newStream)
+            newStream.attach(sink: { line in
+                                 guard self.ending == nil else { return }
+                                 self.streamLine(line)
                              },
-                             onEnd: { [weak self, weak newStream] in
-                                 if let self, stream === newStream { stream = nil }
+                             onEnd: {
+                                 if let stream = self.stream, ObjectIdentifier(stream) == streamID { self.stream = nil }
                              })
         case .deferred(let later):
             waiting = later
-            later.attach { [weak self, weak later] reply in
-                guard let self, let later, waiting === later else { return }
-                waiting = nil
-                deliver(reply, json: json)
+            // Held until it is resolved or cancelled (ending the session cancels it).
+            let laterID = ObjectIdentifier(later)
+            later.attach { reply in
+                guard let waiting = self.waiting, ObjectIdentifier(waiting) == laterID else { return }
+                self.waiting = nil
+                self.deliver(reply, json: json)
             }
             return
         }
@@ -220,7 +232,21 @@ final class ConsoleSessionCore {
         isRunning = false
         writer.stop()
         closeDescriptors()
-        if notifiesEnd { onEnd(ending) }
+        let told = notifiesEnd ? onEnd : { _ in }
+        unhook()
+        told(ending)
+    }
+
+    /// Lets go of the mode and the owner: the hooks hold them, and the mode holds the core.
+    private func unhook() {
+        onEnd = { _ in }
+        received = { _ in }
+        inputEnded = {}
+        answered = {}
+        asks = { _ in }
+        streamLine = { _ in }
+        drained = {}
+        ends = {}
     }
 
     private func closeDescriptors() {

@@ -13,6 +13,10 @@ import SystemIO
 /// has had a turn to send before it can be judged idle: clients that reconnect as fast as they are closed
 /// cannot push out a `ctl` whose line is waiting. The agent's own console (stdin or a
 /// serial line) is a `ConsoleSession`, not a connection: it never counts against the cap.
+///
+/// From `start` until `stop` the loop holds the server (its listening watch and backoff timer) and each
+/// connection holds it until that connection closes (no weak references: the board build has none); `stop`
+/// unhooks them all, so a stopped server and its connections are held by their owner alone.
 public final class ConsoleSocketServer {
     public struct Settings: Sendable {
         /// Connections served at once; beyond it an idle one gives way, or the newcomer is refused.
@@ -68,7 +72,7 @@ public final class ConsoleSocketServer {
         let fd: Int32
         do { fd = try UnixSocket.listen(at: path) } catch { throw ConsoleError(error.description) }
         listener = fd
-        listenWatch = loop.watch(fd: fd, for: .readable) { [weak self] _ in self?.acceptClients() }
+        listenWatch = loop.watch(fd: fd, for: .readable) { _ in self.acceptClients() }
     }
 
     /// Closes every connection and the socket, and removes the socket file.
@@ -106,7 +110,7 @@ public final class ConsoleSocketServer {
             }
             // Connections that have not sent their command yet give way to a new one, oldest first: idle
             // clients cannot keep staff out for the request timeout, let alone for ever.
-            if let idle = connections.first(where: \.isIdle) {
+            if let idle = connections.first(where: { $0.isIdle }) {
                 idle.evict(ConsoleFraming.evicted
                            + "\(settings.maxConnections) console connections were open and this one had sent no command")
                 admit(fd)
@@ -118,8 +122,8 @@ public final class ConsoleSocketServer {
     }
 
     private func admit(_ fd: Int32) {
-        let connection = ConsoleConnection(fd: fd, loop: loop, table: table, settings: settings, log: log) { [weak self] closed in
-            self?.connections.removeAll { $0 === closed }
+        let connection = ConsoleConnection(fd: fd, loop: loop, table: table, settings: settings, log: log) { closed in
+            self.connections.removeAll { $0 === closed }
         }
         connections.append(connection)
         connection.start()
@@ -137,10 +141,10 @@ public final class ConsoleSocketServer {
         guard let listenWatch, backoffTimer == nil else { return }
         log.warn("console socket: out of descriptors, not accepting for \(settings.acceptBackoff)")
         loop.update(listenWatch, interest: [])
-        backoffTimer = loop.schedule(after: settings.acceptBackoff) { [weak self] in
-            guard let self, let watch = self.listenWatch else { return }
-            backoffTimer = nil
-            loop.update(watch, interest: .readable)
+        backoffTimer = loop.schedule(after: settings.acceptBackoff) {
+            self.backoffTimer = nil
+            guard let watch = self.listenWatch else { return }
+            self.loop.update(watch, interest: .readable)
         }
     }
 }

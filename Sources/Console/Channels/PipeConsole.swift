@@ -3,6 +3,9 @@
 /// Lines that arrive while an answer is being waited for (`sync now`) wait too, and nothing more is read
 /// until they have been worked off: the pipe itself holds the rest. End of input ends the session once
 /// the last line has been answered.
+///
+/// The core's hooks hold the pipe console strongly (the board build has no weak references) until the
+/// session has ended, when the core lets go of them.
 final class PipeConsole {
     private let core: ConsoleSessionCore
     private var reader: BoundedLineReader
@@ -15,16 +18,16 @@ final class PipeConsole {
     init(core: ConsoleSessionCore, maxLineBytes: Int) {
         self.core = core
         reader = BoundedLineReader(maxLineBytes: maxLineBytes)
-        core.received = { [unowned self] bytes in
-            for event in reader.feed(bytes) { pipeInput(event) }
+        core.received = { bytes in
+            for event in self.reader.feed(bytes) { self.pipeInput(event) }
         }
-        core.inputEnded = { [unowned self] in inputHasEnded() }
-        core.answered = { [unowned self] in readyForNextLine() }
+        core.inputEnded = { self.inputHasEnded() }
+        core.answered = { self.readyForNextLine() }
         // `ConsentRule` never asks on a pipe; refuse rather than wait for a "yes" if that ever changes.
-        core.asks = { [unowned self] question in
-            self.core.deliver(.reply(.error("\(question.command) needs consent: add --yes"), json: false))
+        core.asks = { question in
+            core.deliver(.reply(.error("\(question.command) needs consent: add --yes"), json: false))
         }
-        core.streamLine = { [unowned self] line in self.core.enqueue(Array((line + "\n").utf8), droppable: true) }
+        core.streamLine = { line in core.enqueue(Array((line + "\n").utf8), droppable: true) }
     }
 
     func start() {

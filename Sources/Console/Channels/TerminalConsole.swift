@@ -3,6 +3,9 @@ import SystemIO
 
 /// The console on a terminal or a serial line: raw input and a `LineEditor` (prompt, echo, editing,
 /// history, completion), consent questions, and lines printed above the one being typed.
+///
+/// The core's hooks and the loop's timers hold the terminal console strongly (the board build has no weak
+/// references): the core lets go of its hooks once the session has ended, and `ending` cancels the timers.
 final class TerminalConsole {
     private let core: ConsoleSessionCore
     private let settings: ConsoleSession.Settings
@@ -30,21 +33,21 @@ final class TerminalConsole {
         terminalMode = serialLine
         needsRawMode = serialLine == nil
         let savedHistory = history?.load(limit: settings.editor.historyLimit, maxLineBytes: settings.editor.maxLineBytes) ?? []
-        editor = LineEditor(prompt: settings.prompt, settings: settings.editor, history: savedHistory) { [weak table = core.table] prefix in
-            table?.completions(forLinePrefix: prefix) ?? .none
+        editor = LineEditor(prompt: settings.prompt, settings: settings.editor, history: savedHistory) { [table = core.table] prefix in
+            table.completions(forLinePrefix: prefix)
         }
-        core.received = { [unowned self] bytes in received(bytes) }
+        core.received = { bytes in self.received(bytes) }
         // A hung-up terminal has nobody left to answer.
-        core.inputEnded = { [unowned self] in self.core.beginEnding(.endOfInput) }
-        core.answered = { [unowned self] in readyForNextLine() }
-        core.asks = { [unowned self] question in ask(question) }
-        core.streamLine = { [unowned self] line in
-            flushEditor()
-            editor.printAbove(line)
-            self.core.enqueue(editor.takeOutput(), droppable: true)
+        core.inputEnded = { core.beginEnding(.endOfInput) }
+        core.answered = { self.readyForNextLine() }
+        core.asks = { question in self.ask(question) }
+        core.streamLine = { line in
+            self.flushEditor()
+            self.editor.printAbove(line)
+            core.enqueue(self.editor.takeOutput(), droppable: true)
         }
-        core.drained = { [unowned self] in noteDroppedOutput() }
-        core.ends = { [unowned self] in ending() }
+        core.drained = { self.noteDroppedOutput() }
+        core.ends = { self.ending() }
     }
 
     /// Starts reading, switches the terminal to raw mode and shows the prompt.
@@ -81,11 +84,11 @@ final class TerminalConsole {
             }
         }
         flushEditor()
-        if editor.hasPendingEscape {
-            escapeTimer = core.loop.schedule(after: settings.escapeTimeout) { [weak self] in
-                guard let self else { return }
-                escapeTimer = nil
-                editor.escapeTimedOut()
+        // A line that ended the session (`quit`) has had `ending` cancel the timers: none may start after it.
+        if core.ending == nil, editor.hasPendingEscape {
+            escapeTimer = core.loop.schedule(after: settings.escapeTimeout) {
+                self.escapeTimer = nil
+                self.editor.escapeTimedOut()
             }
         }
         scheduleHistorySave()
@@ -157,11 +160,12 @@ final class TerminalConsole {
     }
 
     private func scheduleHistorySave() {
-        guard historyFile != nil, historyTimer == nil, editor.history.revision != savedHistoryRevision else { return }
-        historyTimer = core.loop.schedule(after: settings.historySaveDelay) { [weak self] in
-            guard let self else { return }
-            historyTimer = nil
-            saveHistory()
+        // Not once ending: `ending` has saved the history and cancelled the timers that hold this console.
+        guard core.ending == nil, historyFile != nil, historyTimer == nil,
+              editor.history.revision != savedHistoryRevision else { return }
+        historyTimer = core.loop.schedule(after: settings.historySaveDelay) {
+            self.historyTimer = nil
+            self.saveHistory()
         }
     }
 

@@ -10,19 +10,17 @@ public final class CommandTable {
     private var byName: [String: ConsoleCommand] = [:]
 
     /// A table holding only the built-in `help`.
+    ///
+    /// `help` is answered and completed by the table itself (see `ConsoleCommand.isTableHelp`): closures in the
+    /// table's own commands that held the table would keep it alive for ever, and the board build has no weak
+    /// references.
     public init() {
-        register(ConsoleCommand(
+        var help = ConsoleCommand(
             "help", summary: "list the commands, or explain one", usage: "help [COMMAND]",
             help: "help COMMAND shows a command's usage and what it does; help GROUP lists a group (help config).",
-            arguments: 0...3,
-            completion: ArgumentCompletion { [unowned self] previous in
-                switch previous.count {
-                case 0: firstWords
-                case 1: secondWords(after: previous[0])
-                default: []
-                }
-            },
-            handler: { [unowned self] request in help(request) }))
+            arguments: 0...3) { _ in .error("help is answered by its command table") }
+        help.isTableHelp = true
+        register(help)
     }
 
     /// Adds a command, replacing one of the same name.
@@ -64,7 +62,7 @@ public final class CommandTable {
         case .unknown(let typed, let names):
             return .reply(.error(unknownCommandMessage(typed, names)), json: json)
         case .group(let members):
-            return .reply(.error("usage: " + members.map(\.usage).joined(separator: " | ")), json: json)
+            return .reply(.error("usage: " + members.map { $0.usage }.joined(separator: " | ")), json: json)
         case .command(let command, let rest):
             return run(command, rest: rest, channel: channel)
         }
@@ -92,7 +90,7 @@ public final class CommandTable {
     }
 
     private func call(_ command: ConsoleCommand, _ request: ConsoleRequest) -> ConsoleOutcome {
-        let reply = command.handler(request)
+        let reply = command.isTableHelp ? help(request) : command.handler(request)
         switch reply {
         case .usage(let detail):
             return .reply(.error(usageLine(command, detail)), json: request.json)
@@ -132,13 +130,13 @@ public final class CommandTable {
         if let command = byName[first] {
             // `keys exprot`: a typo of a subcommand, not an argument to a command that takes none.
             if let second, command.arguments.upperBound == 0, !members.isEmpty {
-                return .unknown(first + " " + second, among: members.map(\.name))
+                return .unknown(first + " " + second, among: members.map { $0.name })
             }
             return .command(command, rest: words.dropFirst())
         }
         if !members.isEmpty {
             guard let second else { return .group(members) }
-            return .unknown(first + " " + second, among: members.map(\.name))
+            return .unknown(first + " " + second, among: members.map { $0.name })
         }
         return .unknown(first, among: suggestible)
     }
@@ -249,7 +247,7 @@ public final class CommandTable {
                 } else {
                     let positionals = positionalArguments(in: rest, for: command)
                     if positionals.count < command.arguments.upperBound {
-                        candidates += command.completion.candidates(positionals)
+                        candidates += command.isTableHelp ? helpCompletions(positionals) : command.completion.candidates(positionals)
                     }
                 }
             }
@@ -275,6 +273,15 @@ public final class CommandTable {
     }
 
     // MARK: Help
+
+    /// What Tab offers after `help`: command names, then a group's second words.
+    private func helpCompletions(_ previous: [String]) -> [String] {
+        switch previous.count {
+        case 0: firstWords
+        case 1: secondWords(after: previous[0])
+        default: []
+        }
+    }
 
     private func help(_ request: ConsoleRequest) -> ConsoleReply {
         if request.arguments.isEmpty {
@@ -307,7 +314,7 @@ public final class CommandTable {
     }
 
     private func listText(_ title: String, _ list: [ConsoleCommand]) -> String {
-        let column = min(list.map(\.name.count).max() ?? 0, 20) + 2
+        let column = min(list.map { $0.name.count }.max() ?? 0, 20) + 2
         var lines = ["\(title) (help COMMAND explains one; --json after a command answers in JSON):"]
         for command in list {
             let padding = String(repeating: " ", count: max(column - command.name.count, 1))

@@ -21,6 +21,9 @@ public struct ConsoleCommand {
     public var consent: ConsentRequirement
     /// Runs on the loop; must return promptly (use `.deferred` or `.stream` for anything slow).
     public var handler: (ConsoleRequest) -> ConsoleReply
+    /// The table's built-in `help`, which the table that runs it answers and completes from its own commands
+    /// instead of calling `handler`: a handler capturing the table would form a cycle nothing breaks.
+    var isTableHelp = false
 
     public init(_ name: String, summary: String, usage: String? = nil, help: String = "",
                 arguments: ClosedRange<Int> = 0...0, flags: [String] = [], options: [String] = [],

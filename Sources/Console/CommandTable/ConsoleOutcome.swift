@@ -1,3 +1,5 @@
+import ENCore
+
 /// What the command table made of one line, for the channel to act on.
 public enum ConsoleOutcome {
     /// A blank line or a `#` comment: nothing to answer.

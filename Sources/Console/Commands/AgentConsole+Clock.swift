@@ -13,11 +13,11 @@ extension AgentConsole {
                 + "clock is set (CAP_SYS_TIME); a jump rotates the RPI and address at once.",
             arguments: 1...1) { request in
             let unix: Int64
-            do { unix = try ISO8601Time.unixSeconds(request.arguments[0]) } catch { return .usage("\(error)") }
+            do throws(ISO8601Time.ParseError) { unix = try ISO8601Time.unixSeconds(request.arguments[0]) } catch { return .usage("\(error)") }
             // Exposure Notification began in 2020; a time before that, or decades ahead, is a typo.
             let year2020: Int64 = 1_577_836_800, year2100: Int64 = 4_102_444_800
             guard (year2020..<year2100).contains(unix) else { return .error("refusing \(request.arguments[0]): expected 2020-2099") }
-            do { try control.setClock(unixSeconds: unix) } catch { return .error("\(error)") }
+            do throws(ClockSetError) { try control.setClock(unixSeconds: unix) } catch { return .error("\(error)") }
             return timeReply(control, json: request.json)
         })
         table.register(ConsoleCommand("time trust", summary: "trust the clock as it is (boards without NTP or RTC)") { request in

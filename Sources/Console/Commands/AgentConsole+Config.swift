@@ -3,7 +3,7 @@ import ENCore
 /// `config list|get|set`: the configuration table, validated and persisted.
 extension AgentConsole {
     static func registerConfigCommands(in table: CommandTable, control: AgentControl) {
-        let keyNames = ArgumentCompletion.words(ConfigurationKey.all.map(\.name))
+        let keyNames = ArgumentCompletion.words(ConfigurationKey.all.map { $0.name })
         table.register(ConsoleCommand("config list", summary: "every configuration key, its value and where it comes from") { request in
             let c = control.configuration
             if request.json {
@@ -26,14 +26,14 @@ extension AgentConsole {
         table.register(ConsoleCommand(
             "config set", summary: "change a configuration value (validated, saved)", usage: "config set KEY VALUE [--yes]",
             help: "Privileged keys need consent and are logged when changed: \(privileged.joined(separator: ", ")).",
-            arguments: 2...2, completion: keyNames, consent: .forFirstArgument(Set(ConfigurationKey.privileged.map(\.name)))
+            arguments: 2...2, completion: keyNames, consent: .forFirstArgument(Set(ConfigurationKey.privileged.map { $0.name }))
         ) { request in
             let origin = switch request.channel {
             case .terminal: "set on the console, confirmed"
             case .pipe: request.yes ? "set on the piped console with --yes" : "set on the piped console"
             case .socket: request.yes ? "set through enbeacon ctl with --yes" : "set through enbeacon ctl"
             }
-            do {
+            do throws(ConfigurationError) {
                 try control.setConfiguration(request.arguments[0], to: request.arguments[1], origin: origin)
             } catch {
                 return .error("\(error)")

@@ -10,7 +10,7 @@ extension AgentConsole {
         })
         table.register(ConsoleCommand(
             "indicator test", summary: "play every LED and buzzer pattern once",
-            help: "Plays, one after another: " + IndicatorTest.parts.map(\.name).joined(separator: ", ")
+            help: "Plays, one after another: " + IndicatorTest.parts.map { $0.name }.joined(separator: ", ")
                 + ". A short press of the button, or find stop, ends it early.") { request in
             guard control.testIndicator() else { return noIndicator(control) }
             let parts = IndicatorTest.parts

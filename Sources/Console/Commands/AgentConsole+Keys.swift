@@ -1,5 +1,6 @@
 import Agent
 import ENCore
+import SystemIO
 
 /// `keys`, `keys export`, `wipe`: the commands that reveal or destroy keys, all behind consent.
 extension AgentConsole {
@@ -32,7 +33,7 @@ extension AgentConsole {
         })
         table.register(ConsoleCommand("wipe", summary: "delete every TEK, sighting and exposure, with consent",
                                       consent: .always) { request in
-            do { try control.wipe() } catch { return .error("wipe failed: \(error)") }
+            do throws(SystemError) { try control.wipe() } catch { return .error("wipe failed: \(error)") }
             if request.json {
                 var o = JSONObject()
                 o.bool("wiped", true)

@@ -109,7 +109,7 @@ extension AgentConsole {
         let named: [(LEFeatures, String)] = [(.encryption, "encryption"), (.llPrivacy, "LL privacy"),
                                              (.twoMegabitPHY, "2M PHY"), (.codedPHY, "coded PHY"),
                                              (.extendedAdvertising, "extended advertising")]
-        return named.filter { features.contains($0.0) }.map(\.1)
+        return named.filter { features.contains($0.0) }.map { $0.1 }
     }
 
     /// The Core specification version an HCI version number stands for (Assigned Numbers §2.1).

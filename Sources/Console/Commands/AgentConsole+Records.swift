@@ -1,5 +1,6 @@
 import Agent
 import ENCore
+import SystemIO
 
 /// `sightings`, `storage`, `exposures`: what the badge has recorded.
 extension AgentConsole {
@@ -15,7 +16,7 @@ extension AgentConsole {
                 since = control.clock.unixSeconds - seconds
             }
             let found: [Sighting]
-            do { found = try control.sightings(since: since, limit: limit) } catch { return .error("\(error)") }
+            do throws(SystemError) { found = try control.sightings(since: since, limit: limit) } catch { return .error("\(error)") }
             if request.json {
                 var o = JSONObject()
                 o.raw("sightings", JSON.array(found.map { sighting in
@@ -37,7 +38,7 @@ extension AgentConsole {
         })
         table.register(ConsoleCommand("storage", summary: "bytes used, records, oldest sighting, flush state") { request in
             let u: StorageUsage
-            do { u = try control.storage() } catch { return .error("\(error)") }
+            do throws(SystemError) { u = try control.storage() } catch { return .error("\(error)") }
             let health = control.storageHealth
             if request.json {
                 var o = JSONObject()

@@ -25,7 +25,7 @@ extension AgentConsole {
                 days[option] = day
             }
             let answer = ConsoleDeferredReply()
-            do {
+            do throws(KeyShareError) {
                 try control.shareKeys(code: code, testDate: days["--test-date"], symptomOnset: days["--symptom-onset"]) { result in
                     switch result {
                     case .success(let status):
@@ -47,7 +47,7 @@ extension AgentConsole {
         })
         table.register(ConsoleCommand("keys share cancel", summary: "end the key share under way (its verification is discarded), with consent",
                                       consent: .always) { request in
-            do {
+            do throws(KeyShareError) {
                 let status = try control.cancelKeyShare()
                 let message = status.lastOutcome?.message ?? status.state
                 return request.json ? .json(shareStatusJSON(status, message: message)) : .text(message)

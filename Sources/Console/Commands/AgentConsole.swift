@@ -2,6 +2,7 @@ import Agent
 import ENCore
 import EventLoop
 import HCI
+import SystemIO
 
 /// The agent's console commands (`../shared/CLI.md`), registered in a `CommandTable` that both the
 /// stdin/serial console and the unix socket (`enbeacon ctl`) serve. Each group lives in its own file

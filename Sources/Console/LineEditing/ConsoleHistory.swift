@@ -1,3 +1,5 @@
+import ENCore
+
 /// The lines entered at a terminal, oldest first, bounded to `limit` lines.
 public struct ConsoleHistory: Hashable, Sendable {
     public private(set) var entries: [String]
