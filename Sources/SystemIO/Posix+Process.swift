@@ -12,6 +12,25 @@ extension Posix {
         while nanosleep(&asked, &left) != 0 && errno == EINTR { asked = left }
     }
 
+    /// This process's arguments, the program's name first, as the kernel keeps them (/proc/self/cmdline, each
+    /// ended by a NUL). Not `CommandLine.arguments`: the board build (Embedded Swift) has no `CommandLine`.
+    /// Empty if /proc cannot be read.
+    public static func arguments() -> [String] {
+        guard let fd = try? open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC) else { return [] }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        while true {  // /proc reports no size: read to the end
+            let n = chunk.withUnsafeMutableBytes { CLinux.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            bytes += chunk[..<n]
+        }
+        if bytes.last == 0 { bytes.removeLast() }
+        guard !bytes.isEmpty else { return [] }
+        return bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// The value of the environment variable `name`, nil when it is not set.
     public static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 

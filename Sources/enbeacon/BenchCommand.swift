@@ -257,58 +257,74 @@ enum BenchCommand {
     /// `bench match --export-file`: the benchmark's keys in a signed export file, matched the way
     /// `enbeacon match` matches (verify, then stream the keys through the matcher).
     static func matchExportFile(path: String, keys requested: Int, sightings sightingCount: Int, out: FileOutput) -> Int32 {
-        let keyPath = path + ".pub.pem"
         do {
-            var written = ""
-            if (try? Posix.status(of: path)) == nil {
-                let writeStart = monotonicSeconds()
-                let signing = try SigningKey.generateP256()
-                let descriptor = ExportDescriptor(startTimestamp: UInt64(benchStart.unixSeconds),
-                                                  endTimestamp: UInt64(benchNow), region: "XX")
-                let writer = try ExportWriter(
-                    descriptor: descriptor,
-                    signers: [ExportSigner(key: signing, keyID: VerificationKeyID(id: "999", version: "v1"))],
-                    output: try ExportFileOutput(path: path))
-                for i in 0..<requested { try writer.add(benchKey(i)) }
-                try writer.finish().commit()
-                let pem = try ExportFileOutput(path: keyPath)
-                try Array(signing.publicKeyPEM.utf8).withUnsafeBytes { try pem.append($0) }
-                try pem.commit()
-                written = " (written in \(format(monotonicSeconds() - writeStart)) s, in this run)"
-            } else if (try? Posix.status(of: keyPath)) == nil {
-                out.write("enbeacon bench match: \(path) exists but its public key \(keyPath) does not\n")
-                return 1
-            }
-            let schedule = try KeySchedule()
-            let trusted = try TrustedKeys.load(paths: [keyPath], onlyID: nil)
-
-            let verifyStart = monotonicSeconds()
-            let file = try ExportCommand.open(path)
-            let (verified, _) = try trusted.verify(file)
-            let verifying = monotonicSeconds() - verifyStart
-            let keyCount = verified.header.keyRecordCount
-
-            let (sightings, planted) = benchSightings(keys: keyCount, sightings: sightingCount, schedule: schedule)
-            let detection = ExposureDetection(matcher: KeyMatcher(sightings: sightings, now: benchNow, schedule: schedule))
-            let matchStart = monotonicSeconds()
-            let skipped = try detection.consider(verified, name: path)
-            let matchingTime = monotonicSeconds() - matchStart
-            let matched = detection.matched.count
-
-            let peakMB = Double(Posix.peakResidentKilobytes) / 1024
-            let size = (try? Posix.status(of: path).byteCount) ?? 0
-            out.write("export file \(path): \(keyCount) keys, \(size) bytes\(written)\n")
-            out.write("keys \(keyCount), sightings \(sightingCount), planted \(planted), matched keys \(matched), "
-                      + "skipped \(skipped)\n")
-            out.write("verify (decode + ECDSA P-256 over export.bin): \(format(verifying)) s\n")
-            out.write("match (decode + match): \(format(matchingTime)) s, \(Int(Double(keyCount) / matchingTime)) keys/s\n")
-            out.write("match-file \(Int(Double(keyCount) / (verifying + matchingTime))) keys/s (verify + match)\n")
-            out.write("match-file-peak-rss \(format(peakMB)) MB\n")
-            return matched == planted ? 0 : 1
+            return try matchExportFileOrFail(path: path, keys: requested, sightings: sightingCount, out: out)
         } catch {
             out.write("enbeacon bench match: \(error)\n")
             return 1
         }
+    }
+
+    private static func matchExportFileOrFail(path: String, keys requested: Int, sightings sightingCount: Int,
+                                              out: FileOutput) throws(CommandFailure) -> Int32 {
+        let keyPath = path + ".pub.pem"
+        var written = ""
+        if (try? Posix.status(of: path)) == nil {
+            let writeStart = monotonicSeconds()
+            let signing = try CommandFailure.of { () throws(SigningKeyError) in try SigningKey.generateP256() }
+            try writeBenchExport(path: path, keys: requested, signing: signing)
+            let pem = try CommandFailure.of { () throws(SystemError) in try ExportFileOutput(path: keyPath) }
+            try CommandFailure.of { () throws(ExportWriteError) in
+                try Array(signing.publicKeyPEM.utf8).withUnsafeBytes { bytes in
+                    Result { () throws(ExportWriteError) in try pem.append(bytes) }
+                }.get()
+            }
+            try CommandFailure.of { () throws(SystemError) in try pem.commit() }
+            written = " (written in \(format(monotonicSeconds() - writeStart)) s, in this run)"
+        } else if (try? Posix.status(of: keyPath)) == nil {
+            throw CommandFailure("\(path) exists but its public key \(keyPath) does not")
+        }
+        let schedule = try CommandFailure.of { () throws(CryptoError) in try KeySchedule() }
+        let trusted = try TrustedKeys.load(paths: [keyPath], onlyID: nil)
+
+        let verifyStart = monotonicSeconds()
+        let file = try ExportCommand.open(path)
+        let (verified, _) = try trusted.verify(file)
+        let verifying = monotonicSeconds() - verifyStart
+        let keyCount = verified.header.keyRecordCount
+
+        let (sightings, planted) = benchSightings(keys: keyCount, sightings: sightingCount, schedule: schedule)
+        let detection = ExposureDetection(matcher: KeyMatcher(sightings: sightings, now: benchNow, schedule: schedule))
+        let matchStart = monotonicSeconds()
+        let skipped = try CommandFailure.of { () throws(ExportFileError) in try detection.consider(verified, name: path) }
+        let matchingTime = monotonicSeconds() - matchStart
+        let matched = detection.matched.count
+
+        let peakMB = Double(Posix.peakResidentKilobytes) / 1024
+        let size = (try? Posix.status(of: path).byteCount) ?? 0
+        out.write("export file \(path): \(keyCount) keys, \(size) bytes\(written)\n")
+        out.write("keys \(keyCount), sightings \(sightingCount), planted \(planted), matched keys \(matched), "
+                  + "skipped \(skipped)\n")
+        out.write("verify (decode + ECDSA P-256 over export.bin): \(format(verifying)) s\n")
+        out.write("match (decode + match): \(format(matchingTime)) s, \(Int(Double(keyCount) / matchingTime)) keys/s\n")
+        out.write("match-file \(Int(Double(keyCount) / (verifying + matchingTime))) keys/s (verify + match)\n")
+        out.write("match-file-peak-rss \(format(peakMB)) MB\n")
+        return matched == planted ? 0 : 1
+    }
+
+    /// The benchmark's keys in a signed export at `path`, streamed to disk as they are made.
+    private static func writeBenchExport(path: String, keys requested: Int, signing: SigningKey) throws(CommandFailure) {
+        let output = try CommandFailure.of { () throws(SystemError) in try ExportFileOutput(path: path) }
+        let descriptor = ExportDescriptor(startTimestamp: UInt64(benchStart.unixSeconds), endTimestamp: UInt64(benchNow),
+                                          region: "XX")
+        let finished = try CommandFailure.of { () throws(ExportWriteError) in
+            let writer = try ExportWriter(
+                descriptor: descriptor,
+                signers: [ExportSigner(key: signing, keyID: VerificationKeyID(id: "999", version: "v1"))], output: output)
+            for i in 0..<requested { try writer.add(benchKey(i)) }
+            return try writer.finish()
+        }
+        try CommandFailure.of { () throws(SystemError) in try finished.commit() }
     }
 
     static func store(perDay: Int, days: Int, out: FileOutput) -> Int32 {

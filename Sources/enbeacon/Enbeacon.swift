@@ -1,5 +1,6 @@
 import Agent
 import ENCore
+import Simulation
 import SystemIO
 
 /// Entry point: argument parsing, wiring and exit codes (0 success, 1 failure, 2 usage).
@@ -37,11 +38,12 @@ enum Enbeacon {
             finish(status)
         }
 
-        var argv = CommandLine.arguments.dropFirst()
+        let arguments = Posix.arguments()
+        var argv = arguments.dropFirst()
         let command = argv.first.map { $0.hasPrefix("-") ? "run" : $0 } ?? "run"
         if argv.first == command { argv = argv.dropFirst() }
         let wantsHelp = argv.contains("--help") || argv.contains("-h")
-        if command == "run" && CommandLine.arguments.dropFirst().first.map({ $0 == "--help" || $0 == "-h" }) == true {
+        if command == "run" && arguments.dropFirst().first.map({ $0 == "--help" || $0 == "-h" }) == true {
             out.write(help + "\n")
             finish()
         }
@@ -55,18 +57,15 @@ enum Enbeacon {
             if wantsHelp { out.write(DeriveCommand.help + "\n"); finish() }
             var arguments = Arguments(argv, command: command)
             var sink = out
-            do {
-                let request = try DeriveCommand.parse(&arguments)
-                DeriveCommand.run(request, schedule: try KeySchedule(), output: &sink)
-            } catch let error as UsageError {
-                fail(error.message, status: 2)
-            } catch {
+            let request: DeriveCommand.Request
+            do throws(UsageError) { request = try DeriveCommand.parse(&arguments) } catch { fail(error.message, status: 2) }
+            do throws(CryptoError) { DeriveCommand.run(request, schedule: try KeySchedule(), output: &sink) } catch {
                 fail("enbeacon derive: \(error)", status: 1)
             }
         case "export":
             if wantsHelp { out.write(ExportCommand.help + "\n"); finish() }
             var arguments = Arguments(argv, command: command)
-            do {
+            do throws(UsageError) {
                 if case .failure(let failure) = try ExportCommand.run(&arguments, out: out) {
                     fail(failure.message, status: 1)
                 }
@@ -76,25 +75,27 @@ enum Enbeacon {
         case "match":
             if wantsHelp { out.write(MatchCommand.help + "\n"); finish() }
             var arguments = Arguments(argv, command: command)
-            do {
+            do throws(UsageError) {
                 let request = try MatchCommand.parse(&arguments)
-                do { try MatchCommand.run(request, out: out, err: err) } catch { fail("enbeacon match: \(error)", status: 1) }
+                do throws(CommandFailure) { try MatchCommand.run(request, out: out, err: err) } catch {
+                    fail("enbeacon match: \(error)", status: 1)
+                }
             } catch {
                 fail(error.message, status: 2)
             }
         case "risk":
             if wantsHelp { out.write(RiskCommand.help + "\n"); finish() }
             var arguments = Arguments(argv, command: command)
-            do {
+            do throws(UsageError) {
                 let request = try RiskCommand.parse(&arguments)
-                do { try RiskCommand.run(request, out: out) } catch { fail("enbeacon risk: \(error)", status: 1) }
+                do throws(CommandFailure) { try RiskCommand.run(request, out: out) } catch { fail("enbeacon risk: \(error)", status: 1) }
             } catch {
                 fail(error.message, status: 2)
             }
         case "demo":
             if wantsHelp { out.write(DemoCommand.help + "\n"); finish() }
             var arguments = Arguments(argv, command: command)
-            do {
+            do throws(UsageError) {
                 let options = try DemoCommand.parse(&arguments)
                 finish(DemoCommand.run(options, out: out, err: err))
             } catch {
@@ -103,7 +104,7 @@ enum Enbeacon {
         case "bench":
             if wantsHelp { out.write(BenchCommand.help + "\n"); finish() }
             var arguments = Arguments(argv, command: command)
-            do {
+            do throws(UsageError) {
                 finish(try BenchCommand.run(&arguments, out: out))
             } catch {
                 fail(error.message, status: 2)
@@ -111,7 +112,7 @@ enum Enbeacon {
         case "run":
             if wantsHelp { out.write(RunCommand.help + "\n"); finish() }
             var arguments = Arguments(argv, command: command)
-            do {
+            do throws(UsageError) {
                 let request = try RunCommand.parse(&arguments)
                 finish(RunCommand.run(request, err: err))
             } catch {
@@ -119,7 +120,7 @@ enum Enbeacon {
             }
         case "ctl":
             // Not `wantsHelp`: `--help` after the console command is the agent's (ctl keys --help).
-            do {
+            do throws(UsageError) {
                 guard let request = try CtlCommand.parse(Array(argv)) else {
                     out.write(CtlCommand.help + "\n")
                     finish()

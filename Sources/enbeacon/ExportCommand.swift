@@ -75,11 +75,9 @@ enum ExportCommand {
     }
 
     static func open(_ path: String) throws(CommandFailure) -> ExportFile {
-        do {
-            return try ExportFile(source: ExportFileSource(path: path))
-        } catch let problem as TextFileError {
-            throw CommandFailure(problem.brief)
-        } catch {
+        let source: ExportFileSource
+        do throws(TextFileError) { source = try ExportFileSource(path: path) } catch { throw CommandFailure(error.brief) }
+        do throws(ExportFileError) { return try ExportFile(source: source) } catch {
             throw CommandFailure("\(path): \(error)")
         }
     }

@@ -55,8 +55,11 @@ struct LineReader {
     private mutating func refill() throws(LineReader.Problem) {
         chunk = [UInt8](repeating: 0, count: 64 * 1024)
         let n: Int
-        do {
-            n = try chunk.withUnsafeMutableBytes { (raw) throws(SystemError) in try file.read(at: offset, into: raw) }
+        do throws(SystemError) {
+            // withUnsafeMutableBytes rethrows untyped; a Result keeps the error's type.
+            n = try chunk.withUnsafeMutableBytes { raw in
+                Result { () throws(SystemError) in try file.read(at: offset, into: raw) }
+            }.get()
         } catch {
             throw LineReader.Problem("\(error)")
         }

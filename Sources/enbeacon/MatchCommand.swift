@@ -166,12 +166,13 @@ enum MatchCommand {
         guard let path else { return (RiskDefaults.v1, RiskDefaults.v2) }
         let text: String
         do { text = try ReadOnlyFile(path: path).readText(limit: 1 << 20) } catch { throw CommandFailure("--config \(error.brief)") }
-        do {
+        do throws(RiskConfigurationError) {
             let v1 = try ExposureConfigurationV1(json: text)
             // Asking the parsed document rather than searching the text: String.contains(String) would link
-            // _StringProcessing and its regex parser, ~0.9 MB of a binary budgeted at 10 MB.
+            // _StringProcessing and its regex parser, ~0.9 MB of a binary budgeted at 10 MB. The text parsed
+            // as v1 above, so it is JSON.
             var carriesV2 = false
-            if case .object(let members) = try JSONValue.parse(text) { carriesV2 = members["attenuationThresholds"] != nil }
+            if case .object(let members)? = try? JSONValue.parse(text) { carriesV2 = members["attenuationThresholds"] != nil }
             let v2 = carriesV2 ? try ExposureConfigurationV2(json: text) : RiskDefaults.v2
             return (v1, v2)
         } catch {

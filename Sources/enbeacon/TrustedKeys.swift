@@ -23,12 +23,11 @@ struct TrustedKeys {
     static func load(paths: [String], onlyID: VerificationKeyID?) throws(CommandFailure) -> TrustedKeys {
         var keys: [Key] = []
         for path in paths {
-            do {
-                let pem = try ReadOnlyFile(path: path).readText(limit: maxPEMSize)
-                keys.append(Key(path: path, key: try VerificationKey(pem: pem)))
-            } catch let problem as TextFileError {
-                throw CommandFailure("--key \(problem.brief)")
-            } catch {
+            let pem: String
+            do throws(TextFileError) { pem = try ReadOnlyFile(path: path).readText(limit: maxPEMSize) } catch {
+                throw CommandFailure("--key \(error.brief)")
+            }
+            do throws(VerificationKeyError) { keys.append(Key(path: path, key: try VerificationKey(pem: pem))) } catch {
                 throw CommandFailure("--key \(path): \(error)")
             }
         }
