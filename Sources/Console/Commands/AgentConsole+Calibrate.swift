@@ -50,7 +50,7 @@ extension AgentConsole {
             guard let calibration = last.calibration else {
                 return .error("nothing measured yet: radio calibrate RSSI_AT_1M first")
             }
-            do {
+            do throws(ConfigurationError) {
                 try control.setConfiguration(ConfigurationKey.radioRSSICorrection.name, to: "\(calibration.correction)",
                                              origin: "measured by radio calibrate against \(calibration.address)")
             } catch {
