@@ -272,7 +272,7 @@ public final class Agent {
             candidate = try configurationFile.write(name, value, into: candidate)
             candidate.removeOverride(name)
         }
-        let keySyncPrefixes = ["keyserver.", "sync.", "risk.config", "match."]
+        let keySyncPrefixes = ["keyserver.", "sync.", "risk.config", "match.", "radio.rssi_correction"]
         apply(candidate, keySync: keySync, riskModel: riskModel,
               reconfigureKeyDownload: keySyncPrefixes.contains { name.hasPrefix($0) })
         if let key = ConfigurationKey.named(name) { logChange(of: key, how: origin) }
@@ -294,6 +294,7 @@ public final class Agent {
     public func reloadConfiguration() throws(ConfigurationError) -> [String] {
         guard let configurationFile else { return [] }
         var candidate = try configurationFile.load()
+        candidate.keepBoardValues(of: configuration)
         for (name, value) in configuration.overrides.sorted(by: { $0.key < $1.key }) {
             try candidate.override("\(name)=\(value)")
         }

@@ -158,7 +158,17 @@ enum RunCommand {
         var settings = Agent.Settings()
         settings.clockPolicy = request.board.clock
         settings.advertiser.calibrationConfidence = request.board.calibrationConfidence
+        settings.advertiser.txPower = request.board.txPower
         settings.configuration = request.configuration
+        if let correction = request.board.rssiCorrection {
+            // The board file's range is the key's, so this is refused only if the two ever part.
+            do throws(ConfigurationError) {
+                try settings.configuration.setBoardValue(ConfigurationKey.radioRSSICorrection.name, to: "\(correction)")
+            } catch {
+                log.error("board \(request.board.name): \(error)")
+                return 1
+            }
+        }
         settings.configurationFile = request.configurationFile
         do throws(AgentError) {
             agent = try Agent(loop: loop, settings: settings, log: log, dataDirectory: request.dataDirectory,

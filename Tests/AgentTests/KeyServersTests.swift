@@ -1,4 +1,5 @@
 @testable import Agent
+import Console
 import ENCore
 import EventLoop
 import Foundation
@@ -146,6 +147,23 @@ import TestSupport
         #expect(servers.statuses.map(\.cursor) == ["after two.zip", "after two.zip"])
         #expect(agent.exposures.exposures.count == 3 && world.notifications.count == 3,
                 "the shared key published again changes nothing")
+
+        // Each server has its own status line: `sync` under the server's name, `status` one indented line
+        // each, `sync --json` the named ones in `servers` with their own last run.
+        let console = AgentConsole.commandTable(for: AgentControl(agent: agent, stop: {}))
+        guard case .reply(.text(let sync), _) = console.execute("sync", channel: .pipe),
+              case .reply(.text(let status), _) = console.execute("status", channel: .pipe),
+              case .reply(.json(let json), _) = console.execute("sync --json", channel: .pipe) else {
+            Issue.record("sync, status or sync --json gave no answer")
+            return
+        }
+        #expect(sync.contains("\nkey server eur:\n"), "\(sync)")
+        #expect(status.contains("\n  eur "), "\(status)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let named = try #require(document["servers"] as? [[String: Any]])
+        #expect(named.map { $0["name"] as? String } == ["eur"])
+        #expect((named.first?["lastRun"] as? [String: Any])?["new"] as? Int == 1)
+        #expect(document["name"] == nil && (document["lastRun"] as? [String: Any])?["new"] as? Int == 1)
         agent.stop()
     }
 }

@@ -235,6 +235,12 @@ struct CtlEveryCommandTests {
         #expect((test["parts"] as? [[String: Any]])?.count == 9 && test["seconds"] as? Double == 34.1, "\(test)")
         #expect(try ok("indicator ack")["acknowledged"] as? Int == 0)
 
+        // radio calibrate measures for at least 10 s (RadioCalibrateTests measures on the virtual air); here its
+        // refusals: a reference RSSI that is no number, and saving without consent or before any measurement.
+        #expect(try refused("radio calibrate", "loud").contains("RSSI_AT_1M"))
+        #expect(try refused("radio calibrate save").contains("--yes"))
+        #expect(try refused("radio calibrate save", "--yes").contains("nothing measured yet"))
+
         // quit is for the agent's own console; wipe last, as it deletes the key exported above.
         #expect(try refused("quit").contains("own console"))
         #expect(try refused("wipe").contains("--yes"))

@@ -17,10 +17,19 @@ public struct BoardProfile: Equatable, Sendable {
     /// How well the TX power this badge broadcasts is known (`radio.calibration_confidence`, 0–3), sent in its
     /// metadata (v1.1). Lowest unless the profile says otherwise: nobody measured it.
     public var calibrationConfidence = CalibrationConfidence.lowest
+    /// The TX power at the antenna, dBm (`radio.tx_power`): what the metadata tells receivers, in place of
+    /// the controller's reported advertising TX power, which leaves out the antenna and its matching. Nil:
+    /// the controller's report.
+    public var txPower: Int8?
+    /// This board's RSSI correction, dB (`radio.rssi_correction`), added to every RSSI it measures before an
+    /// attenuation is computed, as phones add their model's; nil: none declared (0, unless the config's
+    /// `radio.rssi_correction` gives this unit's own, measured with `radio calibrate`).
+    public var rssiCorrection: Int?
 
     public static let virtual = BoardProfile(name: "virtual", transport: .virtual, simulatedPhones: 3, clock: .trusted,
                                              indicators: .virtual)
-    public static let knownKeys = ["name", "transport", "simulated_phones", "clock", "console", "radio.calibration_confidence"]
+    public static let knownKeys = ["name", "transport", "simulated_phones", "clock", "console", "radio.calibration_confidence",
+                                    "radio.tx_power", "radio.rssi_correction"]
         + IndicatorWiring.keys
 
     public init(name: String, transport: TransportSpec, simulatedPhones: Int = 0, clock: ClockPolicy = .ntp,
@@ -62,6 +71,18 @@ public struct BoardProfile: Equatable, Sendable {
                                       + "got '\(value)'")
                 }
                 calibrationConfidence = confidence
+            case "radio.tx_power":
+                // Receivers drop metadata whose TX power lies outside this range (MatchingRules.txPowerRange).
+                guard let dBm = Int8(value), (-60...20).contains(dBm) else {
+                    throw ConfigurationError(line: line, "radio.tx_power: expected -60 to 20 (dBm at the antenna), got '\(value)'")
+                }
+                txPower = dBm
+            case "radio.rssi_correction":
+                guard let dB = Int(value), RSSICorrection.range.contains(dB) else {
+                    throw ConfigurationError(line: line, "radio.rssi_correction: expected \(RSSICorrection.range.lowerBound) "
+                                      + "to \(RSSICorrection.range.upperBound) (dB), got '\(value)'")
+                }
+                rssiCorrection = dB
             case _ where IndicatorWiring.keys.contains(key):
                 do { try indicators.set(key, value) } catch { throw ConfigurationError(line: line, "\(key): \(error)") }
             default:

@@ -1,6 +1,7 @@
 import ENCore
 
-/// The agent's configuration: the table's defaults, under the config file's values, under `--set` overrides.
+/// The agent's configuration: the table's defaults, under the board profile's values (for the few keys a board
+/// may give, `radio.rssi_correction`), under the config file's values, under `--set` overrides.
 ///
 /// A value type whose every stored value has passed its key's check, so a reader never meets a bad value.
 /// File values and overrides are kept apart because only the former are written back: a `--set` for one
@@ -8,13 +9,16 @@ import ENCore
 public struct Configuration: Equatable, Sendable {
     /// Where the value in force comes from (`config list` shows it).
     public enum Source: String, Sendable {
-        case `default`, file, override
+        case `default`, board, file, override
     }
 
     /// Values the config file gives (or `config set` changed), by key name.
     public private(set) var fileValues: [String: String] = [:]
     /// `--set` values for this run only.
     public private(set) var overrides: [String: String] = [:]
+    /// The board profile's values: what a board model declares, which this unit's config file may refine
+    /// (a correction measured on this badge). Never written back to the file.
+    public private(set) var boardValues: [String: String] = [:]
 
     public init() {}
 
@@ -35,7 +39,7 @@ public struct Configuration: Equatable, Sendable {
 
     /// The value in force for `key`.
     public subscript(key: ConfigurationKey) -> String {
-        overrides[key.name] ?? fileValues[key.name] ?? key.defaultValue
+        overrides[key.name] ?? fileValues[key.name] ?? boardValues[key.name] ?? key.defaultValue
     }
 
     /// The value in force for the key called `name`, or nil for an unknown name (`config get`).
@@ -44,7 +48,18 @@ public struct Configuration: Equatable, Sendable {
     }
 
     public func source(of key: ConfigurationKey) -> Source {
-        overrides[key.name] != nil ? .override : fileValues[key.name] != nil ? .file : .default
+        overrides[key.name] != nil ? .override : fileValues[key.name] != nil ? .file
+            : boardValues[key.name] != nil ? .board : .default
+    }
+
+    /// A board profile's value, under the file's.
+    public mutating func setBoardValue(_ name: String, to value: String) throws(ConfigurationError) {
+        boardValues[name] = try Self.checked(name, value, at: "the board profile")
+    }
+
+    /// `other`'s board values, as a configuration read again from the file keeps them.
+    public mutating func keepBoardValues(of other: Configuration) {
+        boardValues = other.boardValues
     }
 
     /// A file value, as `config set` makes it. Nothing changes when the key or value is refused.

@@ -129,6 +129,7 @@ extension ConfigurationKey {
         syncGiveUpAfterRuns, riskConfig, riskThreshold, riskModel, riskCWAConfig, notifyCommand, shareVerificationURL, shareAPIKey, sharePublishURL,
         shareHealthAuthorityID, shareChaffPerDay, matchBatchKeys, clockMaximumJumpMinutes,
         sightingsMaximumPerScan, sightingsMaximumPerHour, metricsTextfile, metricsIntervalSeconds, metricsListen, healthMaxSyncAgeHours,
+        radioRSSICorrection,
     ]
 
     private static let byName: [String: ConfigurationKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })

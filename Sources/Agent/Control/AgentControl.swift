@@ -155,6 +155,14 @@ public final class AgentControl {
 
     public func stopWatching(_ token: Int) { agent.stopWatching(token) }
 
+    /// Runs `action` once after `delay` on the agent's loop (a console command that measures for a while);
+    /// the returned closure cancels it.
+    public func after(_ delay: Duration, _ action: @escaping () -> Void) -> () -> Void {
+        let loop = agent.loop
+        let timer = loop.schedule(after: delay, action)
+        return { loop.cancel(timer) }
+    }
+
     /// Calls `watch` with every batch of sightings the recorder keeps (the demo's narration), in place of the
     /// one before.
     public func watchSightingsRecorded(_ watch: @escaping ([Sighting]) -> Void) { agent.sightings.onSightings = watch }

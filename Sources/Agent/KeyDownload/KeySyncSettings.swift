@@ -23,6 +23,8 @@ public struct KeySyncSettings: Sendable {
     public var riskV2 = RiskDefaults.v2
     /// Diagnosis keys matched per loop slice (`match.batch_keys`).
     public var keysPerSlice = 200
+    /// This badge's RSSI correction, dB (`radio.rssi_correction`), applied to the stored RSSIs as keys are matched.
+    public var rssiCorrection = 0
 
     /// Not configured: `start` logs that there is no key server and nothing is downloaded.
     public init() {}
@@ -45,6 +47,7 @@ public struct KeySyncSettings: Sendable {
         interval = .seconds(c.integer(.syncIntervalHours) * 3600)
         limits = KeySyncLimits(configuration: c)
         keysPerSlice = c.integer(.matchBatchKeys)
+        rssiCorrection = c.integer(.radioRSSICorrection)
         caFile = c.optional(key(.keyServerCAFile))
         // libcurl opens it later, on the loop: a FIFO or a device named here must be refused now.
         if let caFile {

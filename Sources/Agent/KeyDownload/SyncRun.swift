@@ -273,7 +273,9 @@ final class SyncRun {
         } catch {
             return .failure(error)
         }
-        let matcher = sightings.isEmpty ? nil : KeyMatcher(sightings: sightings, now: now, schedule: context.schedule)
+        var rules = MatchingRules()
+        rules.rssiCorrection = settings.rssiCorrection
+        let matcher = sightings.isEmpty ? nil : KeyMatcher(sightings: sightings, now: now, rules: rules, schedule: context.schedule)
         // Keys under embargo are bounded as they stream in: a file of a million of them costs counters.
         let hold = EmbargoHold(usableBy: now + Self.longestEmbargo, capacity: SyncCursor.maxHeldKeys)
         let built = ExposureDetection(matcher: matcher, hold: hold)
@@ -294,10 +296,9 @@ final class SyncRun {
             return machine.stopped("cannot record exposures: \(error)")
         }
         if changes.revoked > 0 { log.info("exposures: removed \(changes.revoked) whose key was revoked") }
-        let threshold = context.notifier.settings.threshold
-        for exposure in changes.added where exposure.riskScore < threshold {
-            log.info("exposure \(exposure.id.short) on \(exposure.date): \(exposure.durationMinutes) min, "
-                     + "risk score \(exposure.riskScore), below the threshold \(threshold)")
+        let verdict = context.notifier.verdict(on: context.exposures)
+        for exposure in changes.added {
+            if let line = verdict.quietLine(for: exposure) { log.info(line) }
         }
         context.notifier.notifyPending(in: context.exposures)
         return machine.recorded(newExposures: changes.added.count)

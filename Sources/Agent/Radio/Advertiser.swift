@@ -17,6 +17,9 @@ public final class Advertiser {
         public var rotationMax: Duration = .seconds(1200)
         /// Sent with the TX power in the metadata (v1.1): the board profile's `radio.calibration_confidence`.
         public var calibrationConfidence = CalibrationConfidence.lowest
+        /// The TX power at the antenna the board profile declares (`radio.tx_power`), dBm; nil: the
+        /// controller's reported advertising TX power.
+        public var txPower: Int8?
         public init() {}
     }
 
@@ -134,9 +137,10 @@ public final class Advertiser {
         }
         guard let tek else { return }
         let rpi = schedule.rpi(rpik: schedule.rpik(tek.keyData), interval: interval)
-        // TX power from the controller, so receivers compute attenuation from what this badge really sends, and
-        // how well the board profile says that figure is known (metadata v1.1).
-        let metadata = Metadata(txPower: radio.driver.info.advertisingTxPower ?? 0,
+        // TX power at the antenna as the board profile declares it, else the controller's report, so receivers
+        // compute attenuation from what this badge really sends, and how well the board profile says that
+        // figure is known (metadata v1.1).
+        let metadata = Metadata(txPower: settings.txPower ?? radio.driver.info.advertisingTxPower ?? 0,
                                 calibrationConfidence: settings.calibrationConfidence).plaintext
         let aem = schedule.aem(aemk: schedule.aemk(tek.keyData), rpi: rpi, metadata)
         radio.broadcast(AdvertisingPayload(rpi: rpi, aem: aem), address: address(for: tek, at: interval))

@@ -12,7 +12,7 @@ extension AgentConsole {
                 return .json(o.text)
             }
             return .text(c.keys.map { key in
-                "\(key.name) = \(shown(key, c))" + (c.source(of: key) == .override ? "   (--set, this run only)" : "")
+                "\(key.name) = \(shown(key, c))" + sourceNote(c.source(of: key))
             }.joined(separator: "\n"))
         })
         table.register(ConsoleCommand("config get", summary: "one configuration value", usage: "config get KEY",
@@ -42,6 +42,15 @@ extension AgentConsole {
             return request.json ? .json(configJSON(key, control.configuration))
                 : .text("\(key.name) = \(shown(key, control.configuration))")
         })
+    }
+
+    /// Where a value not from the file or the table comes from, as `config list` notes it.
+    static func sourceNote(_ source: Configuration.Source) -> String {
+        switch source {
+        case .override: "   (--set, this run only)"
+        case .board: "   (the board profile's)"
+        case .default, .file: ""
+        }
     }
 
     /// A value as the console shows it: a secret (`share.api_key`) only as set or not.

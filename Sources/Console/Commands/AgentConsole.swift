@@ -20,6 +20,7 @@ public enum AgentConsole {
         registerKeyCommands(in: table, control: control)
         registerShareCommands(in: table, control: control)
         registerRadioCommands(in: table, control: control)
+        registerCalibrateCommands(in: table, control: control)
         registerRecordCommands(in: table, control: control)
         registerSyncCommands(in: table, control: control)
         registerConfigCommands(in: table, control: control)

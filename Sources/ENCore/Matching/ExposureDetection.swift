@@ -114,7 +114,8 @@ public final class ExposureDetection {
             if key.reportType != .recursive && matcher.isEmbargoed(key) { setAside(key, id: id) }
             return
         }
-        let match = Match(key: key, id: id, hits: hits, matchedKey: Self.matchedKey(key, hits: hits, in: matcher.sightings),
+        let match = Match(key: key, id: id, hits: hits, matchedKey: Self.matchedKey(key, hits: hits, in: matcher.sightings,
+                                                                                       rssiCorrection: matcher.rules.rssiCorrection),
                           file: file)
         if state.matches.updateValue(match, forKey: id) == nil { state.order.append(id) }
     }
@@ -145,13 +146,15 @@ public final class ExposureDetection {
     }
 
     /// The hits of `key` in the form risk scoring reads.
-    static func matchedKey(_ key: DiagnosisKey, hits: [KeyMatcher.Hit], in sightings: [Sighting]) -> MatchedKey {
+    static func matchedKey(_ key: DiagnosisKey, hits: [KeyMatcher.Hit], in sightings: [Sighting],
+                           rssiCorrection: Int) -> MatchedKey {
         let matched = hits.map { hit in
             let sighting = sightings[hit.sightingIndex]
             let txPower = hit.metadata.txPower
             return MatchedSighting(time: sighting.firstSeen,
-                                   attenuation: UInt8(clamping: sighting.attenuation(txPower: txPower)),
-                                   minimumAttenuation: UInt8(clamping: sighting.minimumAttenuation(txPower: txPower)),
+                                   attenuation: UInt8(clamping: sighting.attenuation(txPower: txPower, rssiCorrection: rssiCorrection)),
+                                   minimumAttenuation: UInt8(clamping: sighting.minimumAttenuation(txPower: txPower,
+                                                                                                  rssiCorrection: rssiCorrection)),
                                    secondsSincePreviousScan: sighting.secondsSincePreviousScan,
                                    calibrationConfidence: hit.metadata.calibrationConfidence,
                                    reports: sighting.reports)

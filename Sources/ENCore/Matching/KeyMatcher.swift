@@ -12,7 +12,7 @@ public final class KeyMatcher {
         /// The interval the RPI belongs to (rsin + j).
         public var interval: ENIntervalNumber
         public var metadata: Metadata
-        /// TX power minus the sighting's mean RSSI, floored at 0 (`Sighting.attenuation(txPower:)`).
+        /// TX power minus the sighting's corrected mean RSSI, floored at 0 (`Sighting.attenuation(txPower:rssiCorrection:)`).
         public var attenuation: Int
     }
 
@@ -114,7 +114,7 @@ public final class KeyMatcher {
                 continue
             }
             hits.append(Hit(sightingIndex: position, interval: n, metadata: metadata,
-                            attenuation: s.attenuation(txPower: metadata.txPower)))
+                            attenuation: s.attenuation(txPower: metadata.txPower, rssiCorrection: rules.rssiCorrection)))
         }
         hits.sort { $0.sightingIndex < $1.sightingIndex }
         if !hits.isEmpty { statistics.matchedKeys += 1 }

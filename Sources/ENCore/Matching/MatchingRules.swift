@@ -9,6 +9,11 @@ public struct MatchingRules: Sendable {
     public var txPowerRange: ClosedRange<Int> = -60...20
     /// Keys and sightings older than this are ignored.
     public var retentionSeconds: Int64 = 14 * 86_400
+    /// The receiving badge's RSSI correction, dB, added to every RSSI it measured before the attenuation is
+    /// computed (attenuation = sender's TX power − (RSSI + correction)), as phones add their model's
+    /// `rssi_correction`. Applied when matching, not when recording, so a calibration made later also
+    /// corrects the sightings already stored.
+    public var rssiCorrection = 0
 
     public init() {}
 }

@@ -38,16 +38,17 @@ public struct Sighting: Hashable, Sendable {
     /// The ENIN of the first report.
     public var interval: ENIntervalNumber? { ENIntervalNumber(unixSeconds: firstSeen) }
 
-    /// TX power − mean RSSI, dB, floored at 0: the typical attenuation of this sighting for a sender that
-    /// declared `txPower`; `unknownAttenuation` without RSSI.
-    public func attenuation(txPower: Int8) -> Int {
+    /// TX power − (mean RSSI + the receiver's `rssiCorrection`), dB, floored at 0: the typical attenuation of
+    /// this sighting for a sender that declared `txPower`; `unknownAttenuation` without RSSI.
+    public func attenuation(txPower: Int8, rssiCorrection: Int = 0) -> Int {
         guard let signal else { return Self.unknownAttenuation }
-        return max(0, Int(txPower) - Int(signal.mean))
+        return max(0, Int(txPower) - (Int(signal.mean) + rssiCorrection))
     }
 
-    /// TX power − strongest RSSI, dB, floored at 0 (at most `attenuation`); `unknownAttenuation` without RSSI.
-    public func minimumAttenuation(txPower: Int8) -> Int {
+    /// TX power − (strongest RSSI + `rssiCorrection`), dB, floored at 0 (at most `attenuation`);
+    /// `unknownAttenuation` without RSSI.
+    public func minimumAttenuation(txPower: Int8, rssiCorrection: Int = 0) -> Int {
         guard let signal else { return Self.unknownAttenuation }
-        return max(0, Int(txPower) - Int(signal.max))
+        return max(0, Int(txPower) - (Int(signal.max) + rssiCorrection))
     }
 }
