@@ -79,9 +79,8 @@ public final class Agent {
     private let lock: DataDirectoryLock
     private let configurationFile: ConfigurationFile?
     private var radioServicesRunning = false
-    /// What the services call back through; `stop` cuts it.
+    /// What the services call back through; `stop` cuts it, so a cut link is a stopped agent.
     private let link: AgentLink
-    private var stopped = false
 
     public init(loop: any EventLoop, settings: Settings = Settings(), log: Logger,
                 randomness: Randomness = .system, dataDirectory: String,
@@ -205,8 +204,7 @@ public final class Agent {
     /// Stops every service, gives the data directory back, and cuts the services' link to the agent, which
     /// lets the agent go. An agent does not start again; a second `stop` does nothing.
     public func stop() {
-        guard !stopped else { return }
-        stopped = true
+        guard link.agent != nil else { return }
         indicator.stop()
         keyServers?.stop()
         keyShare?.stop()

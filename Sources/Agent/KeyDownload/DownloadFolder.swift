@@ -44,7 +44,7 @@ final class DownloadFolder {
     /// Removes every download left behind; returns how many there were.
     @discardableResult
     func removeStale() -> Int {
-        let names = ((try? PosixFileSystem().fileNames(in: directory)) ?? []).filter {
+        let names = ((try? Posix.fileNames(in: directory)) ?? []).filter {
             $0.hasPrefix(Self.prefix) && $0.hasSuffix(Self.suffix)
         }
         for name in names { Posix.removeName(directory + "/" + name) }
