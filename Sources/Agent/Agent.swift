@@ -298,9 +298,12 @@ public final class Agent {
         }
         let keySync = try KeySyncSettings.all(configuration: candidate)
         let riskModel = try RiskModel(configuration: candidate)
-        // A named key server's keys count too, also those the file no longer has.
+        // A named key server's keys count too, also those the file no longer has. A key server's limit that
+        // follows its `sync.*` key in both changed only with that key, which is named.
         let keys = candidate.keys
-        let changed = (keys + configuration.keys.filter { !keys.contains($0) }).filter { candidate[$0] != configuration[$0] }
+        let changed = (keys + configuration.keys.filter { !keys.contains($0) }).filter {
+            candidate[$0] != configuration[$0] && (candidate.source(of: $0) != .fallback || configuration.source(of: $0) != .fallback)
+        }
         // The key download restarts even when no value changed: the files named may have (a new public key).
         apply(candidate, keySync: keySync, riskModel: riskModel, reconfigureKeyDownload: true)
         for key in changed where key.privilege != nil { logChange(of: key, how: "reloaded from the file") }

@@ -71,59 +71,18 @@ import TestSupport
     /// The default server (region DE, key 999) and `eur` (region EUR, key EUR-1), each serving its own signed
     /// exports from keyserver.py: one key met only in each feed, and one key both publish.
     @Test func twoServersSyncEachWithItsCursorAndAKeyInBothFeedsMatchesOnce() throws {
-        let world = try KeySyncWorld()
-        let eurRoot = world.folder.path + "/eur-root"
-        try FileManager.default.createDirectory(atPath: eurRoot, withIntermediateDirectories: true)
-        let eurSigner = ExportSigner(key: try SigningKey.generateP256(), keyID: VerificationKeyID(id: "EUR-1", version: "v1"))
-        let eurKeyPath = world.folder.path + "/eur.pem"
-        try eurSigner.key.publicKeyPEM.write(toFile: eurKeyPath, atomically: false, encoding: .utf8)
-        func publishEUR(_ keys: [DiagnosisKey], at name: String, index: [String]) throws {
-            try Data(world.export(keys, signer: eurSigner, region: "EUR")).write(to: URL(fileURLWithPath: eurRoot + "/" + name))
-            try Data(index.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: eurRoot + "/index.txt"))
-        }
-
-        let dataDirectory = world.folder.path + "/agent"
-        let (national, nationalPort) = try TestServers.keyServer(root: world.root)
-        let (gateway, gatewayPort) = try TestServers.keyServer(root: eurRoot)
-        defer { national.kill(); gateway.kill() }
-        var settings = Agent.Settings()
-        settings.clockPolicy = .trusted
-        settings.configuration = try Configuration(parsing: world.configurationText([
-            "keyserver.index_url = http://127.0.0.1:\(nationalPort)/index.txt",
-            "keyserver.eur.index_url = http://127.0.0.1:\(gatewayPort)/index.txt",
-            "keyserver.eur.public_key = \(eurKeyPath)",
-            "keyserver.eur.key_id = EUR-1",
-        ]))
-        let board = VirtualBoard(loop: world.loop, phones: 0, log: .silent)
-        let agent = try Agent(loop: world.loop, settings: settings, log: .silent, dataDirectory: dataDirectory,
-                              makeTransport: { board.makeAgentTransport() })
-        agent.attach(network: try HTTPClient(loop: world.loop))
-        let servers = try #require(agent.keyServers)
+        let two = try TwoKeyServers()
+        defer { two.stop() }
+        let (world, agent, servers, dataDirectory) = (two.world, two.agent, two.servers, two.dataDirectory)
         #expect(servers.syncs.map(\.name) == [nil, "eur"])
 
-        func met() -> DiagnosisKey {
-            let tek = TemporaryExposureKey(keyData: Bytes16.random(), rollingStart: world.keyDay)
-            sightings(of: tek, from: world.keyDay.unixSeconds + 9 * 3600, minutes: 30, schedule: world.schedule)
-                .forEach(agent.store.append)
-            return DiagnosisKey(tek: tek, transmissionRiskLevel: 4)
-        }
-        let nationalOnly = met(), eurOnly = met(), shared = met()
+        let nationalOnly = two.met(), eurOnly = two.met(), shared = two.met()
         world.publish(world.export([nationalOnly, shared] + world.strangers(20), region: "DE"), at: "one.zip")
         world.publishIndex(["one.zip"])
-        try publishEUR([eurOnly, shared] + world.strangers(20), at: "one.zip", index: ["one.zip"])
+        try two.publishEUR([eurOnly, shared] + world.strangers(20), at: "one.zip", index: ["one.zip"])
         agent.start()
 
-        func syncBoth() throws -> [(name: String?, report: SyncReport)] {
-            var reports: [(name: String?, report: SyncReport)]?
-            #expect(servers.syncNow { reports = $0 } == .started)
-            // One runs at a time: the second server's status says it waits for its turn.
-            #expect(servers.syncs[1].status.phase == .waitingForTurn)
-            #expect(world.loop.run(until: { reports != nil && (agent.notifier.command?.running ?? 0) == 0 },
-                                   timeout: .seconds(60)))
-            return try #require(reports)
-        }
-
-        let first = try syncBoth()
+        let first = try two.syncBoth()
         #expect(first.map(\.name) == [nil, "eur"])
         #expect(first.map(\.report.outcome) == [.succeeded, .succeeded])
         #expect(first.map(\.report.matchedKeys) == [2, 2], "each server matched its own key and the shared one")
@@ -141,8 +100,8 @@ import TestSupport
         // Each cursor moves on its own: a new file on each server is the only one either fetches.
         world.publish(world.export(world.strangers(5), region: "DE"), at: "two.zip")
         world.publishIndex(["one.zip", "two.zip"])
-        try publishEUR([shared] + world.strangers(5), at: "two.zip", index: ["one.zip", "two.zip"])
-        let second = try syncBoth()
+        try two.publishEUR([shared] + world.strangers(5), at: "two.zip", index: ["one.zip", "two.zip"])
+        let second = try two.syncBoth()
         #expect(second.map(\.report.new) == [1, 1])
         #expect(servers.statuses.map(\.cursor) == ["after two.zip", "after two.zip"])
         #expect(agent.exposures.exposures.count == 3 && world.notifications.count == 3,
@@ -164,6 +123,5 @@ import TestSupport
         #expect(named.map { $0["name"] as? String } == ["eur"])
         #expect((named.first?["lastRun"] as? [String: Any])?["new"] as? Int == 1)
         #expect(document["name"] == nil && (document["lastRun"] as? [String: Any])?["new"] as? Int == 1)
-        agent.stop()
     }
 }

@@ -10,6 +10,8 @@ public struct Configuration: Equatable, Sendable {
     /// Where the value in force comes from (`config list` shows it).
     public enum Source: String, Sendable {
         case `default`, board, file, override
+        /// Empty, so the key's fallback is in force (a key server without its own limit: the `sync.*` value).
+        case fallback
     }
 
     /// Values the config file gives (or `config set` changed), by key name.
@@ -37,8 +39,15 @@ public struct Configuration: Equatable, Sendable {
         }
     }
 
-    /// The value in force for `key`.
+    /// The value in force for `key`: its own, or while that is empty, its fallback's.
     public subscript(key: ConfigurationKey) -> String {
+        let own = ownValue(key)
+        guard own.isEmpty, let fallback = key.fallback.flatMap(ConfigurationKey.named) else { return own }
+        return self[fallback]
+    }
+
+    /// The value `key` itself has, from the first layer that gives one.
+    private func ownValue(_ key: ConfigurationKey) -> String {
         overrides[key.name] ?? fileValues[key.name] ?? boardValues[key.name] ?? key.defaultValue
     }
 
@@ -48,7 +57,8 @@ public struct Configuration: Equatable, Sendable {
     }
 
     public func source(of key: ConfigurationKey) -> Source {
-        overrides[key.name] != nil ? .override : fileValues[key.name] != nil ? .file
+        if key.fallback != nil && ownValue(key).isEmpty { return .fallback }
+        return overrides[key.name] != nil ? .override : fileValues[key.name] != nil ? .file
             : boardValues[key.name] != nil ? .board : .default
     }
 
@@ -97,7 +107,7 @@ public struct Configuration: Equatable, Sendable {
 
     private static func checked(_ name: String, _ value: String, at location: String?) throws(ConfigurationError) -> String {
         guard let key = ConfigurationKey.named(name) else { throw .unknownKey(name, at: location) }
-        guard key.kind.accepts(value) else { throw .badValue(value, for: key, at: location) }
+        guard key.accepts(value) else { throw .badValue(value, for: key, at: location) }
         return value
     }
 }

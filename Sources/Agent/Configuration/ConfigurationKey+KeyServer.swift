@@ -7,18 +7,19 @@
 extension ConfigurationKey {
     static let keyServerPrefix = "keyserver."
 
-    /// The settings one key server has, as the unnamed keys spell them.
+    /// The settings one key server has, as the unnamed keys spell them: where it is and whom it trusts, then
+    /// its own limits.
     public static let keyServerSettings: [ConfigurationKey] = [
         keyServerStyle, keyServerIndexURL, keyServerBaseURL, keyServerCountry, keyServerCAFile, keyServerPublicKey,
         keyServerKeyID, keyServerKeyVersion,
-    ]
+    ] + keyServerLimits
 
     /// This key server setting for the server called `server`; itself for the default server (nil).
     public func forKeyServer(_ server: String?) -> ConfigurationKey {
         guard let server, name.hasPrefix(Self.keyServerPrefix) else { return self }
         let setting = name.dropFirst(Self.keyServerPrefix.count)
         return ConfigurationKey(Self.keyServerPrefix + server + "." + setting, kind, default: defaultValue,
-                                "key server \(server): " + help)
+                                "key server \(server): " + help, fallback: fallback)
     }
 
     /// The unnamed setting a named key's name spells (`keyserver.eur.style` → `keyserver.style`), with the

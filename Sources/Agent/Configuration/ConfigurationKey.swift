@@ -6,14 +6,24 @@ public struct ConfigurationKey: Hashable, Sendable {
     public let defaultValue: String
     /// One line for `config list` and `help config`.
     public let help: String
+    /// The key whose value is in force while this one is empty (a key server's own limit: its `sync.*` key).
+    /// Empty is then accepted whatever the kind, and is the default.
+    public let fallback: String?
 
-    public init(_ name: String, _ kind: ConfigurationKind, default defaultValue: String, _ help: String) {
+    public init(_ name: String, _ kind: ConfigurationKind, default defaultValue: String, _ help: String,
+                fallback: String? = nil) {
         self.name = name
         self.kind = kind
         self.defaultValue = defaultValue
         self.help = help
+        self.fallback = fallback
     }
 
     /// The accepted values (see `ConfigurationKind.range`).
     public var range: String { kind.range }
+
+    /// Whether `value` (already trimmed) is acceptable: one of the kind's, or empty for a key with a fallback.
+    public func accepts(_ value: String) -> Bool {
+        kind.accepts(value) || (fallback != nil && value.isEmpty)
+    }
 }

@@ -126,7 +126,9 @@ extension ConfigurationKey {
         keyServerStyle, keyServerIndexURL, keyServerBaseURL, keyServerCountry, keyServerCAFile, keyServerPublicKey,
         keyServerKeyID, keyServerKeyVersion, syncIntervalHours, syncMaxFileBytes, syncMaxIndexBytes, syncMaxIndexLines,
         syncMaxLineBytes, syncMaxFiles, syncMaxRedirects, syncDownloadTimeoutSeconds, syncMinRate, syncMinRateSeconds,
-        syncGiveUpAfterRuns, riskConfig, riskThreshold, riskModel, riskCWAConfig, notifyCommand, shareVerificationURL, shareAPIKey, sharePublishURL,
+        syncGiveUpAfterRuns,
+    ] + keyServerLimits + [
+        riskConfig, riskThreshold, riskModel, riskCWAConfig, notifyCommand, shareVerificationURL, shareAPIKey, sharePublishURL,
         shareHealthAuthorityID, shareChaffPerDay, matchBatchKeys, clockMaximumJumpMinutes,
         sightingsMaximumPerScan, sightingsMaximumPerHour, metricsTextfile, metricsIntervalSeconds, metricsListen, healthMaxSyncAgeHours,
         radioRSSICorrection,

@@ -50,7 +50,7 @@ enum KeyServerListing {
             return count <= limits.maxIndexLines
         }
         guard count <= limits.maxIndexLines else {
-            throw ListingError("index.txt has more than \(limits.maxIndexLines) lines (sync.max_index_lines)")
+            throw ListingError("index.txt has more than \(limits.maxIndexLines) lines (\(limits.keyName(.syncMaxIndexLines)))")
         }
         // Pass 2: the lines after it, up to the limit.
         let skip = cursorAt ?? 0
@@ -103,7 +103,7 @@ enum KeyServerListing {
         let name = String(decoding: identity(line, limits), as: UTF8.self)
         if line.count > limits.maxLineBytes {
             return Entry(name: name, problem: "index line of \(line.count) bytes, longer than the "
-                         + "\(limits.maxLineBytes) allowed (sync.max_line_bytes)")
+                         + "\(limits.maxLineBytes) allowed (\(limits.keyName(.syncMaxLineBytes)))")
         }
         let printable = line.allSatisfy { (0x21...0x7E).contains($0) }
         let segments = line.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)

@@ -1,5 +1,6 @@
 /// What one sync may cost, whatever the key server sends: each limit a `sync.*` configuration key with a
-/// generous default, each refusal a log line and a word in `sync`.
+/// generous default, which a server may replace with its own (`keyserver.<name>.max_file_bytes`), each refusal
+/// a log line and a word in `sync` that names the key in force.
 ///
 /// Memory is bounded by design, not by these numbers alone: an export goes to a temporary file and is read
 /// 64 KiB at a time, so `maxFileBytes` bounds disk and time. Only the index is held in memory while it is
@@ -24,16 +25,34 @@ public struct KeySyncLimits: Equatable, Sendable {
 
     public init() {}
 
-    public init(configuration c: Configuration) {
-        maxFileBytes = c.integer(.syncMaxFileBytes)
-        maxIndexBytes = c.integer(.syncMaxIndexBytes)
-        maxIndexLines = c.integer(.syncMaxIndexLines)
-        maxLineBytes = c.integer(.syncMaxLineBytes)
-        maxFiles = c.integer(.syncMaxFiles)
-        maxRedirects = c.integer(.syncMaxRedirects)
-        downloadTimeout = .seconds(c.integer(.syncDownloadTimeoutSeconds))
-        minimumRate = c.integer(.syncMinRate)
-        minimumRateWindow = .seconds(c.integer(.syncMinRateSeconds))
-        giveUpAfterRuns = c.integer(.syncGiveUpAfterRuns)
+    /// The key that set each limit, by its `sync.*` key's name, where that is the server's own: a refusal names
+    /// the key to change.
+    private var ownKeys: [String: String] = [:]
+
+    /// The limits of the server called `server` (nil: the default server): each its own key's value, or the
+    /// `sync.*` key's while its own is empty.
+    public init(configuration c: Configuration, server: String? = nil) {
+        var ownKeys: [String: String] = [:]
+        func value(_ limit: ConfigurationKey) -> Int {
+            let own = ConfigurationKey.keyServerLimit(for: limit).forKeyServer(server)
+            if c.source(of: own) != .fallback { ownKeys[limit.name] = own.name }
+            return c.integer(own)
+        }
+        maxFileBytes = value(.syncMaxFileBytes)
+        maxIndexBytes = value(.syncMaxIndexBytes)
+        maxIndexLines = value(.syncMaxIndexLines)
+        maxLineBytes = value(.syncMaxLineBytes)
+        maxFiles = value(.syncMaxFiles)
+        maxRedirects = value(.syncMaxRedirects)
+        downloadTimeout = .seconds(value(.syncDownloadTimeoutSeconds))
+        minimumRate = value(.syncMinRate)
+        minimumRateWindow = .seconds(value(.syncMinRateSeconds))
+        giveUpAfterRuns = value(.syncGiveUpAfterRuns)
+        self.ownKeys = ownKeys
+    }
+
+    /// The name of the key that set `limit` (a `sync.*` key) for this server: the server's own, else `limit`'s.
+    public func keyName(_ limit: ConfigurationKey) -> String {
+        ownKeys[limit.name] ?? limit.name
     }
 }

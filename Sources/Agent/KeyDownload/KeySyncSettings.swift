@@ -38,14 +38,15 @@ public struct KeySyncSettings: Sendable {
         return all
     }
 
-    /// Resolves the `keyserver.*` keys (of the server called `name`, `keyserver.<name>.*`, if given), and the
-    /// `sync.*`, `risk.config` and `match.*` keys every server shares, reading the public key and the risk
+    /// Resolves the `keyserver.*` keys (of the server called `name`, `keyserver.<name>.*`, if given) with the
+    /// server's own limits or the `sync.*` ones, and the `sync.interval_hours`, `risk.config` and `match.*` keys
+    /// every server shares, reading the public key and the risk
     /// configuration files. Every error names the key and what is wrong with its value.
     public init(configuration c: Configuration, server name: String? = nil) throws(ConfigurationError) {
         self.name = name
         let key = { (setting: ConfigurationKey) in setting.forKeyServer(name) }
         interval = .seconds(c.integer(.syncIntervalHours) * 3600)
-        limits = KeySyncLimits(configuration: c)
+        limits = KeySyncLimits(configuration: c, server: name)
         keysPerSlice = c.integer(.matchBatchKeys)
         rssiCorrection = c.integer(.radioRSSICorrection)
         caFile = c.optional(key(.keyServerCAFile))

@@ -165,7 +165,7 @@ struct SyncMachine<File> {
         report.new = pending.count + report.deferred
         if report.deferred > 0 {
             actions.append(.log(.info, "key sync: \(report.new) new exports listed; \(pending.count) now, "
-                                + "\(report.deferred) in the next sync (sync.max_files)"))
+                                + "\(report.deferred) in the next sync (\(limits.keyName(.syncMaxFiles)))"))
         }
         return actions + advance(from: 0)
     }
@@ -346,8 +346,8 @@ struct SyncMachine<File> {
         return actions + download(index, attempt: 1)
     }
 
-    /// An entry whose retries ran out: the run stops, unless this is the `sync.give_up_after_runs`-th run in a
-    /// row to stop on it, which skips it instead.
+    /// An entry whose retries ran out: the run stops, unless this is the `sync.give_up_after_runs`-th (or the
+    /// server's own figure's) run in a row to stop on it, which skips it instead.
     private mutating func giveUpOrStop(_ entry: String, _ failure: HTTPClient.Failure, _ index: Int) -> [Action] {
         let runs = (cursor.failing?.entry == entry ? cursor.failing?.runs ?? 0 : 0) + 1
         guard runs >= limits.giveUpAfterRuns else {
@@ -355,7 +355,7 @@ struct SyncMachine<File> {
             return finish(.failed("\(entry): \(failure)"))
         }
         return skip(entry, "given up after \(runs) sync(s) in a row could not download it "
-                    + "(sync.give_up_after_runs): \(failure)") + advance(from: index + 1)
+                    + "(\(limits.keyName(.syncGiveUpAfterRuns))): \(failure)") + advance(from: index + 1)
     }
 
     /// An entry passed over for good: logged once, and the cursor moves past it.
@@ -408,8 +408,8 @@ struct SyncMachine<File> {
     /// A failure in words, naming the configuration key when a limit refused the transfer.
     private func explained(_ failure: HTTPClient.Failure, isListing: Bool) -> String {
         switch failure {
-        case .tooLarge: "\(failure) (\(isListing ? "sync.max_index_bytes" : "sync.max_file_bytes"))"
-        case .tooManyRedirects: "\(failure) (sync.max_redirects)"
+        case .tooLarge: "\(failure) (\(limits.keyName(isListing ? .syncMaxIndexBytes : .syncMaxFileBytes)))"
+        case .tooManyRedirects: "\(failure) (\(limits.keyName(.syncMaxRedirects)))"
         default: "\(failure)"
         }
     }

@@ -12,7 +12,7 @@ extension AgentConsole {
                 return .json(o.text)
             }
             return .text(c.keys.map { key in
-                "\(key.name) = \(shown(key, c))" + sourceNote(c.source(of: key))
+                "\(key.name) = \(shown(key, c))" + sourceNote(key, c)
             }.joined(separator: "\n"))
         })
         table.register(ConsoleCommand("config get", summary: "one configuration value", usage: "config get KEY",
@@ -44,11 +44,13 @@ extension AgentConsole {
         })
     }
 
-    /// Where a value not from the file or the table comes from, as `config list` notes it.
-    static func sourceNote(_ source: Configuration.Source) -> String {
-        switch source {
+    /// Where a value not from the file or the table comes from, as `config list` notes it: a key server's limit
+    /// it does not give itself names the `sync.*` key in force for it.
+    static func sourceNote(_ key: ConfigurationKey, _ c: Configuration) -> String {
+        switch c.source(of: key) {
         case .override: "   (--set, this run only)"
         case .board: "   (the board profile's)"
+        case .fallback: "   (\(key.fallback ?? ""))"
         case .default, .file: ""
         }
     }
@@ -60,13 +62,15 @@ extension AgentConsole {
 
     static let redactedValue = "(set, redacted)"
 
-    /// `value` is the value in force, except a secret's: `"(set, redacted)"` with `"redacted": true`.
+    /// `value` is the value in force, except a secret's: `"(set, redacted)"` with `"redacted": true`. A key with
+    /// a `fallback` (a key server's own limit) has that key's value while it is empty (`"source": "fallback"`).
     static func configJSON(_ key: ConfigurationKey, _ c: Configuration) -> String {
         var o = JSONObject()
         o.string("key", key.name)
         o.string("value", shown(key, c))
         if key.isSecret { o.bool("redacted", !c[key].isEmpty) }
         o.string("source", c.source(of: key).rawValue)
+        if let fallback = key.fallback { o.string("fallback", fallback) }
         o.string("default", key.defaultValue)
         o.string("range", key.range)
         return o.text
