@@ -9,7 +9,8 @@ enum MatchCommand {
     static let help = """
         usage: enbeacon match --export FILE [--export FILE | FILE]... --sightings FILE.jsonl
                               --key PEM [--key PEM]... [--key-id ID --key-version V]
-                              [--config RISK.json] [--now UNIX] [--json]
+                              [--config RISK.json] [--board NAME|PATH] [--agent-config FILE]
+                              [--now UNIX] [--json]
                enbeacon match --export FILE... --sightings FILE.jsonl --insecure-skip-verify [...]
 
         Matches the keys of export files (zips or bare export.bin; several with --export FILE...,
@@ -36,13 +37,19 @@ enum MatchCommand {
                                attenuationDurationThresholds, …LevelValues); if the same document
                                also has attenuationThresholds, it is read as the v2 configuration
                                too. Default: the agent's (SPEC §5's v1, the documented v2 weights).
+          --board NAME|PATH    the badge's board profile, as run's --board: its
+                               radio.rssi_correction is added to every RSSI before an
+                               attenuation is computed, as the agent adds it
+          --agent-config FILE  the agent's config file, as run's --config: its
+                               radio.rssi_correction (this unit's own, from radio calibrate)
+                               takes the board's place. Default correction: 0 dB
           --now UNIX           the time to match at (embargo, 14-day window, days since exposure);
                                default: now.
           --json               one JSON document: exports, sightings, statistics, matchedKeys (each
                                with its exposure id and the sender's calibration confidence),
                                exposuresV1, exposures (the records the agent stores: one per key,
                                v1 and v2 scored), dailySummariesV2.
-        Text: the exports and sightings read, matcher statistics, then
+        Text: the exports and sightings read, the RSSI correction, matcher statistics, then
           matched keys:   KEY16HEX rsin N (ISO) period P trl T report TYPE onset D sightings N
           exposures v1:   DATE duration M min, attenuation A dB, attenuation durations a/b/c min,
                           trl T, risk score S, REPORTTYPE
@@ -56,6 +63,8 @@ enum MatchCommand {
         var insecure: Bool
         var sightings: String
         var config: String?
+        /// The badge's `radio.rssi_correction`, dB: the agent's config file's, else its board profile's, else 0.
+        var rssiCorrection = 0
         var now: Int64?
         var json: Bool
     }
@@ -68,6 +77,8 @@ enum MatchCommand {
         let insecure = arguments.flag("--insecure-skip-verify")
         let sightings = try arguments.required("--sightings", "a JSON-lines file of sightings")
         let config = try arguments.option("--config")
+        let rssiCorrection = try Self.rssiCorrection(board: try arguments.option("--board"),
+                                                     agentConfig: try arguments.option("--agent-config"), command: c)
         var now: Int64?
         if let text = try arguments.option("--now") {
             guard let value = Int64(text), value >= 0, value <= SightingsFile.maxTime else {
@@ -86,7 +97,25 @@ enum MatchCommand {
         if !keyPaths.isEmpty && insecure { throw UsageError(c, "--key and --insecure-skip-verify exclude each other") }
         if onlyID != nil && keyPaths.isEmpty { throw UsageError(c, "--key-id needs --key") }
         return Request(exports: exports, keyPaths: keyPaths, onlyID: onlyID, insecure: insecure, sightings: sightings,
-                       config: config, now: now, json: json)
+                       config: config, rssiCorrection: rssiCorrection, now: now, json: json)
+    }
+
+    /// The correction the agent would apply with this board profile and config file: the same layers (the
+    /// file's value over the board's), so that match and the badge find the same attenuations.
+    static func rssiCorrection(board: String?, agentConfig: String?, command c: String) throws(UsageError) -> Int {
+        var configuration = Configuration()
+        if let agentConfig {
+            do throws(ConfigurationError) { configuration = try ConfigurationFile(path: agentConfig).load() } catch {
+                throw UsageError(c, "--agent-config \(error)")
+            }
+        }
+        if let board {
+            let profile = try RunCommand.loadBoard(board, command: c)
+            do throws(ConfigurationError) { try configuration.setBoardValues(of: profile) } catch {
+                throw UsageError(c, "--board \(error)")
+            }
+        }
+        return configuration.integer(.radioRSSICorrection)
     }
 
     /// What was read from one export file.
@@ -104,7 +133,9 @@ enum MatchCommand {
         let now = request.now ?? currentUnixSeconds()
         let schedule: KeySchedule
         do { schedule = try KeySchedule() } catch { throw CommandFailure("\(error)") }
-        let detection = ExposureDetection(matcher: KeyMatcher(sightings: sightings, now: now, schedule: schedule))
+        var rules = MatchingRules()
+        rules.rssiCorrection = request.rssiCorrection
+        let detection = ExposureDetection(matcher: KeyMatcher(sightings: sightings, now: now, rules: rules, schedule: schedule))
 
         var summaries: [ExportSummary] = []
         if let trusted {
@@ -214,6 +245,7 @@ extension MatchCommand {
             }
             lines.append("sightings: \(sightingCount) from \(request.sightings)")
             lines.append("now: \(now) (\(UTCDateTime(unixSeconds: now)))")
+            lines.append("rssi correction: \(request.rssiCorrection) dB (radio.rssi_correction)")
             let s = statistics
             lines.append("matching: \(s.keys) keys, \(s.embargoed) embargoed, \(s.tooOld) too old, "
                          + "\(s.notReportable) not reportable, \(s.candidateHits) candidate hits, "
@@ -255,6 +287,7 @@ extension MatchCommand {
             sightings.string("file", request.sightings)
             sightings.integer("count", sightingCount)
             o.raw("sightings", sightings.text)
+            o.integer("rssiCorrection", request.rssiCorrection)
             var s = JSONObject()
             s.integer("keys", statistics.keys)
             s.integer("embargoed", statistics.embargoed)

@@ -160,14 +160,9 @@ enum RunCommand {
         settings.advertiser.calibrationConfidence = request.board.calibrationConfidence
         settings.advertiser.txPower = request.board.txPower
         settings.configuration = request.configuration
-        if let correction = request.board.rssiCorrection {
-            // The board file's range is the key's, so this is refused only if the two ever part.
-            do throws(ConfigurationError) {
-                try settings.configuration.setBoardValue(ConfigurationKey.radioRSSICorrection.name, to: "\(correction)")
-            } catch {
-                log.error("board \(request.board.name): \(error)")
-                return 1
-            }
+        do throws(ConfigurationError) { try settings.configuration.setBoardValues(of: request.board) } catch {
+            log.error("board \(request.board.name): \(error)")
+            return 1
         }
         settings.configurationFile = request.configurationFile
         do throws(AgentError) {

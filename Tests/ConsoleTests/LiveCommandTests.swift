@@ -151,5 +151,36 @@ import TestSupport
         #expect(AgentConsole.proximity(rssi: -70) == "medium")
         #expect(AgentConsole.proximity(rssi: -90) == "far")
         #expect(AgentConsole.proximity(rssi: nil) == "unknown")
+        #expect(AgentConsole.proximity(rssi: -60, rssiCorrection: 10) == "immediate", "0 − (−60 + 10) is 50 dB")
+        #expect(AgentConsole.proximity(rssi: -60, rssiCorrection: -14) == "far", "0 − (−60 − 14) is 74 dB")
+    }
+
+    /// A badge whose radio reads 40 dB too strong (`radio.rssi_correction = -40`) hears a phone half a metre
+    /// away at about −34 dBm: `live` shows that RSSI as measured, and the proximity of the corrected one, as
+    /// matching would find it (about 74 dB: not "immediate", which the raw reading would say).
+    @Test func proximityIsOfTheCorrectedRSSI() throws {
+        let dir = TemporaryDirectory()
+        let sim = try Simulation(startUnixSeconds: Simulation.twoHoursBeforeMidnight, seed: 25, dataRoot: dir.path)
+        var settings = Agent.Settings()
+        settings.configuration = try Configuration(parsing: "radio.rssi_correction = -40")
+        let badge = try sim.addBadge("badge", at: .origin, settings: settings)
+        sim.addPhone(at: RadioPosition(x: 0.5, y: 0))
+        let table = AgentConsole.commandTable(for: AgentControl(agent: badge.agent, stop: {}))
+        guard case .reply(.stream(let stream), _) = table.execute("live --json", channel: .socket) else {
+            throw TestFailure("live answers with a stream")
+        }
+        var lines: [[String: Any]] = []
+        stream.attach(sink: { line in
+            if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] { lines.append(object) }
+        }, onEnd: {})
+        sim.run(for: .seconds(30))
+        stream.end()
+        #expect(!lines.isEmpty)
+        for line in lines {
+            let rssi = try #require(line["rssi"] as? Int)
+            #expect(AgentConsole.proximity(rssi: Int8(rssi)) == "immediate", "the raw \(rssi) dBm is half a metre's")
+            #expect(line["proximity"] as? String == AgentConsole.proximity(rssi: Int8(rssi), rssiCorrection: -40), "\(line)")
+            #expect(line["proximity"] as? String != "immediate", "\(line)")
+        }
     }
 }

@@ -201,6 +201,35 @@ import Testing
         #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains("attenuationLevelValues: missing"))
     }
 
+    /// The badge's `radio.rssi_correction`, layered as the agent layers it: A and B, heard at 60 dB, are 53 dB
+    /// away with the board profile's +7, and 65 dB with the config file's −5, this unit's own, which takes the
+    /// board's place.
+    @Test func theBadgesRSSICorrectionMovesTheAttenuations() throws {
+        let dir = try TestDirectory()
+        let files = try Scenario().files(in: dir)
+        let board = try dir.write("badge.conf", text: "name = badge\nradio.rssi_correction = 7\n")
+        let config = try dir.write("enbeacon.conf", text: "radio.rssi_correction = -5\n")
+        func attenuations(_ extra: [String]) throws -> [Int] {
+            let json = try ExportCommandTests.jsonObject(try Self.run(extra + ["--json"], files))
+            let correction = try #require(json["rssiCorrection"] as? Int)
+            return [correction] + (json["exposuresV1"] as? [[String: Any]] ?? []).compactMap { $0["typicalAttenuation"] as? Int }
+        }
+        #expect(try attenuations([]) == [0, 60, 60])
+        #expect(try attenuations(["--board", board]) == [7, 53, 53])
+        #expect(try attenuations(["--board", board, "--agent-config", config]) == [-5, 65, 65])
+        #expect(try attenuations(["--agent-config", config]) == [-5, 65, 65])
+        let text = try Self.run(["--board", board], files).stdout
+        #expect(text.contains("\nrssi correction: 7 dB (radio.rssi_correction)\n"), "\(text)")
+
+        let bad = try dir.write("bad.conf", text: "radio.rssi_correction = 41\n")
+        for option in ["--board", "--agent-config"] {
+            let r = try Self.run([option, bad], files)
+            #expect(r.status == 2 && r.stderrLines.count == 1, "\(r.stderr)")
+            #expect(r.stderr.hasPrefix("enbeacon match: \(option)") && r.stderr.contains("radio.rssi_correction: expected -40"),
+                    "\(r.stderr)")
+        }
+    }
+
     @Test(arguments: [
         ("{\"rpi\":\"00\",\"aem\":\"00000000\",\"rssi\":-50,\"time\":1}", "rpi: expected 32 hex digits"),
         ("{\"rpi\":\"00112233445566778899aabbccddeeff\",\"aem\":\"0000\",\"rssi\":-50,\"time\":1}", "aem: expected 8 hex digits"),

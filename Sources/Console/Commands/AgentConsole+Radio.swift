@@ -39,7 +39,9 @@ extension AgentConsole {
             // Beacons show at once, not at the next scan window minutes away.
             token = control.watchBeacons { report, time in
                 guard filter.shows(report) else { return }
-                stream.send(liveLine(report, time: time, json: json))
+                // Read at each line: a correction `radio calibrate save` keeps applies to what follows.
+                let correction = control.configuration.integer(.radioRSSICorrection)
+                stream.send(liveLine(report, time: time, rssiCorrection: correction, json: json))
             }
             return .stream(stream)
         })
@@ -120,10 +122,11 @@ extension AgentConsole {
 
     /// How near a sender is, in the words people use, from the attenuation its signal suffered.
     /// A received beacon's TX power is inside its encrypted metadata, readable only once its key is
-    /// published, so the live view assumes a typical phone's 0 dBm; thresholds follow the v1 buckets.
-    public static func proximity(rssi: Int8?) -> String {
+    /// published, so the live view assumes a typical phone's 0 dBm; thresholds follow the v1 buckets. The
+    /// badge's `radio.rssi_correction` is added to the RSSI first, as matching adds it.
+    public static func proximity(rssi: Int8?, rssiCorrection: Int = 0) -> String {
         guard let rssi else { return "unknown" }
-        let attenuation = 0 - Int(rssi)
+        let attenuation = 0 - (Int(rssi) + rssiCorrection)
         switch attenuation {
         case ...51: return "immediate"
         case ...63: return "near"
@@ -132,18 +135,19 @@ extension AgentConsole {
         }
     }
 
-    static func liveLine(_ report: GAENReport, time: Int64, json: Bool) -> String {
+    /// The RSSI shown is the radio's, as stored; the proximity word is of the corrected one.
+    static func liveLine(_ report: GAENReport, time: Int64, rssiCorrection: Int, json: Bool) -> String {
         if json {
             var o = JSONObject()
             o.integer("time", time)
             o.string("address", "\(report.address)")
             o.string("rpi", report.payload.rpi.hex)
             o.integer("rssi", report.rssi)
-            o.string("proximity", proximity(rssi: report.rssi))
+            o.string("proximity", proximity(rssi: report.rssi, rssiCorrection: rssiCorrection))
             return o.text
         }
         let clock = String(UTCDateTime(unixSeconds: time).description.dropFirst(11).prefix(8))
         return "\(clock)  \(report.address)  \(report.payload.rpi.hex.prefix(8))…  \(report.rssi.map { "\($0) dBm" } ?? "no RSSI")  "
-            + proximity(rssi: report.rssi)
+            + proximity(rssi: report.rssi, rssiCorrection: rssiCorrection)
     }
 }
