@@ -18,7 +18,7 @@ public final class DescriptorWriter {
         public var description: String {
             switch self {
             case .system(let error): error.reason
-            case .stalled(let timeout): "the reader took nothing for \(timeout)"
+            case .stalled(let timeout): "the reader took nothing for \(timeout.humanReadable)"
             }
         }
     }

@@ -92,7 +92,7 @@ public final class MetricsHTTPServer {
 
     private func pauseAccepting() {
         guard let listenWatch, backoffTimer == nil else { return }
-        log.warn("metrics: out of descriptors, not accepting for \(settings.acceptBackoff)")
+        log.warn("metrics: out of descriptors, not accepting for \(settings.acceptBackoff.humanReadable)")
         loop.update(listenWatch, interest: [])
         backoffTimer = loop.schedule(after: settings.acceptBackoff) {  // cancelled by stop()
             self.backoffTimer = nil

@@ -206,7 +206,7 @@ enum RunCommand {
         let notifier = ServiceNotifier.fromEnvironment(loop: loop) { agent.serviceStatus }
         notifier?.start()
         if let notifier {
-            log.info("systemd: notifying" + (notifier.pingInterval.map { ", watchdog ping every \($0)" } ?? ""))
+            log.info("systemd: notifying" + (notifier.pingInterval.map { ", watchdog ping every \($0.humanReadable)" } ?? ""))
         }
         if let seconds = request.seconds {
             loop.schedule(after: .seconds(seconds)) {

@@ -92,7 +92,7 @@ public final class NotifyCommand {
         case .running:
             let overdue = !killed && loop.now - startedAt > timeLimit
             if overdue {
-                log.warn("notify: \(label): still running after \(timeLimit), killing process group \(pid)")
+                log.warn("notify: \(label): still running after \(timeLimit.humanReadable), killing process group \(pid)")
                 ChildProcess.killGroup(pid)
             }
             loop.schedule(after: wait) { [self] in

@@ -126,7 +126,8 @@ enum KeyServerListing {
         var days: [String] = []
         for value in values {
             guard case .string(let day) = value, UTCDay(isoDate: day) != nil else {
-                throw ListingError("day list holds \(value), expected \"YYYY-MM-DD\"")
+                let held = if case .string(let text) = value { JSONText.quoted(text) } else { value.kindDescription }
+                throw ListingError("day list holds \(held), expected \"YYYY-MM-DD\"")
             }
             days.append(day)
         }

@@ -74,7 +74,7 @@ public final class KeySync {
             refreshStatus()
             return
         }
-        context.log.info("key sync: \(server), every \(settings.interval)")
+        context.log.info("key sync: \(server), every \(settings.interval.humanReadable)")
         var delay = settings.startDelay
         if let last = cursor?.lastSuccess {
             let due = Duration.seconds(last - context.clock.unixSeconds) + settings.interval
@@ -171,7 +171,7 @@ public final class KeySync {
         case .failed(let reason):
             status.lastError = reason
             context.log.warn(.keySyncFailed, "key sync failed after \(seconds) s (\(report.summary)): \(reason); next try in about "
-                             + "\(settings.interval)")
+                             + "\(settings.interval.humanReadable)")
         default:
             status.lastError = nil
             context.log.info("key sync done in \(seconds) s: \(report.summary)")

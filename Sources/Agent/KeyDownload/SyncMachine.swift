@@ -189,7 +189,7 @@ struct SyncMachine<File> {
             let delay = retry.delay(afterAttempt: attempt, jitter: jitter())
             report.retries += 1
             stage = .waitingToRetry(fetch, attempt: attempt + 1, delay: delay)
-            return [.log(.info, "key sync: \(failure); attempt \(attempt + 1) of \(retry.attempts) in \(delay)"),
+            return [.log(.info, "key sync: \(failure); attempt \(attempt + 1) of \(retry.attempts) in \(delay.humanReadable)"),
                     .phase(.retrying(attempt: attempt + 1, of: retry.attempts)), .scheduleRetry(after: delay)]
         }
         guard case .entry(let index) = fetch else {

@@ -139,7 +139,7 @@ public final class ConsoleSocketServer {
 
     private func pauseAccepting() {
         guard let listenWatch, backoffTimer == nil else { return }
-        log.warn("console socket: out of descriptors, not accepting for \(settings.acceptBackoff)")
+        log.warn("console socket: out of descriptors, not accepting for \(settings.acceptBackoff.humanReadable)")
         loop.update(listenWatch, interest: [])
         backoffTimer = loop.schedule(after: settings.acceptBackoff) {
             self.backoffTimer = nil

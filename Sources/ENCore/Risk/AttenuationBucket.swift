@@ -1,6 +1,6 @@
 /// The v2 attenuation buckets, from thresholds t0 < t1 < t2 on a scan instance's typical attenuation:
 /// immediate `A ≤ t0`, near `t0 < A ≤ t1`, medium `t1 < A ≤ t2`, other `A > t2`.
-public enum AttenuationBucket: Int, CaseIterable, Hashable, Sendable {
+public enum AttenuationBucket: Int, CaseIterable, Hashable, Sendable, CustomStringConvertible {
     case immediate = 0
     case near = 1
     case medium = 2
@@ -16,6 +16,16 @@ public enum AttenuationBucket: Int, CaseIterable, Hashable, Sendable {
             self = .medium
         } else {
             self = .other
+        }
+    }
+
+    /// The bucket's name, which is also its key in a configuration's `attenuationWeights`.
+    public var description: String {
+        switch self {
+        case .immediate: "immediate"
+        case .near: "near"
+        case .medium: "medium"
+        case .other: "other"
         }
     }
 }

@@ -36,7 +36,7 @@ public struct ExposureConfigurationV1: Hashable, Sendable {
                        in: Self.attenuationRange)
         guard attenuationDurationThresholds[0] <= attenuationDurationThresholds[1] else {
             throw RiskConfigurationError(field: "attenuationDurationThresholds",
-                                         reason: "\(attenuationDurationThresholds) must not descend")
+                                         reason: "\(attenuationDurationThresholds.listText) must not descend")
         }
         try Self.check(attenuationLevelValues, "attenuationLevelValues", count: Self.levelCount, in: Self.levelRange)
         try Self.check(daysSinceLastExposureLevelValues, "daysSinceLastExposureLevelValues",

@@ -57,7 +57,7 @@ public struct ExposureConfigurationV2: Hashable, Sendable {
         let (t0, t1, t2) = (attenuationThresholds[0], attenuationThresholds[1], attenuationThresholds[2])
         guard t0 < t1, t1 < t2 else {
             throw RiskConfigurationError(field: "attenuationThresholds",
-                                         reason: "\(attenuationThresholds) must be strictly ascending")
+                                         reason: "\(attenuationThresholds.listText) must be strictly ascending")
         }
         guard attenuationWeights.count == AttenuationBucket.allCases.count else {
             throw RiskConfigurationError(field: "attenuationWeights",
@@ -68,14 +68,14 @@ public struct ExposureConfigurationV2: Hashable, Sendable {
         }
         guard Set(reportTypeWeights.keys) == Set(Self.weightedReportTypes) else {
             throw RiskConfigurationError(field: "reportTypeWeights",
-                                         reason: "expected weights for exactly \(Self.weightedReportTypes)")
+                                         reason: "expected weights for exactly \(Self.weightedReportTypes.listText)")
         }
         for type in Self.weightedReportTypes {
             try Self.check(weight: reportTypeWeights[type]!, field: "reportTypeWeights.\(type)")
         }
         guard Self.weightedReportTypes.contains(reportTypeWhenUnknown) else {
             throw RiskConfigurationError(field: "reportTypeWhenUnknown",
-                                         reason: "\(reportTypeWhenUnknown) is not one of \(Self.weightedReportTypes)")
+                                         reason: "\(reportTypeWhenUnknown) is not one of \(Self.weightedReportTypes.listText)")
         }
         try Self.check(weight: standardInfectiousnessWeight, field: "infectiousnessWeights.standard")
         try Self.check(weight: highInfectiousnessWeight, field: "infectiousnessWeights.high")
@@ -112,7 +112,7 @@ public struct ExposureConfigurationV2: Hashable, Sendable {
             let name = try document.string("reportTypeWhenUnknown")
             guard let type = ReportType(name: name), Self.weightedReportTypes.contains(type) else {
                 throw RiskConfigurationError(field: "reportTypeWhenUnknown",
-                                             reason: "\"\(name)\" is not one of \(Self.weightedReportTypes)")
+                                             reason: "\"\(name)\" is not one of \(Self.weightedReportTypes.listText)")
             }
             whenUnknown = type
         }

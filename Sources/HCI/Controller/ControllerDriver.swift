@@ -13,8 +13,18 @@ import EventLoop
 /// (re)initialisation the host's model of the controller starts empty and `RadioPlan` re-applies the goal,
 /// so advertising and scanning resume by themselves. Nothing here blocks: every wait is a loop timer.
 public final class ControllerDriver {
-    public enum Phase: Equatable, Sendable {
+    public enum Phase: Equatable, Sendable, CustomStringConvertible {
         case stopped, initializing, ready, waitingToReconnect
+
+        /// The case's name, as `status` and `hci` show it (spelled out: the board build cannot reflect it).
+        public var description: String {
+            switch self {
+            case .stopped: "stopped"
+            case .initializing: "initializing"
+            case .ready: "ready"
+            case .waitingToReconnect: "waitingToReconnect"
+            }
+        }
     }
 
     public var goal = RadioGoal() {
@@ -66,7 +76,7 @@ public final class ControllerDriver {
         reconnectDelay = settings.reconnectInitialDelay
         commands = CommandQueue(loop: loop, timeout: settings.commandTimeout)
         commands.onCreditAssumed = { [log, timeout = settings.commandTimeout] in
-            log.warn("controller granted no command credit for \(timeout): assuming one")
+            log.warn("controller granted no command credit for \(timeout.humanReadable): assuming one")
         }
     }
 
@@ -171,7 +181,7 @@ public final class ControllerDriver {
         let ceiling = absent ? min(settings.reopenMaximumDelay, settings.reconnectMaximumDelay) : settings.reconnectMaximumDelay
         let delay = min(reconnectDelay, ceiling)
         reconnectDelay = min(reconnectDelay * 2, ceiling)
-        log.log(quietly ? .debug : .info, "reconnecting to the controller in \(delay)")
+        log.log(quietly ? .debug : .info, "reconnecting to the controller in \(delay.humanReadable)")
         reconnectTimer = loop.schedule(after: delay) {  // cancelled by stop()
             self.reconnectTimer = nil
             self.connect()
@@ -337,7 +347,7 @@ public final class ControllerDriver {
     private func commandTimedOut(_ opcode: Opcode) {
         counters.commandTimeouts += 1
         consecutiveTimeouts += 1
-        log.warn(.controllerSilent, "controller did not answer \(opcode) within \(settings.commandTimeout)")
+        log.warn(.controllerSilent, "controller did not answer \(opcode) within \(settings.commandTimeout.humanReadable)")
         if consecutiveTimeouts >= 2 {
             consecutiveTimeouts = 0
             recordProblem("the controller did not answer \(opcode)")

@@ -24,14 +24,15 @@ func boardCheckMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     let layouts = LayoutCheck.run()
     let store = StoreCheck.run()
     let radio = RadioCheck.run()
+    let runtime = RuntimeCheck.run()
     for failure in vectors.failures + fixtures.failures + widths.failures + layouts.failures + store.failures
-        + radio.failures {
+        + radio.failures + runtime.failures {
         print("FAIL \(failure)")
     }
     print("\(vectors.passed)/\(vectors.total) vectors, \(fixtures.passed)/\(fixtures.total) fixtures, "
           + "\(widths.passed)/\(widths.total) width checks (Int is \(Int.bitWidth) bits), "
           + "\(layouts.passed)/\(layouts.total) C layouts as gcc, \(store.passed)/\(store.total) store checks, "
-          + "\(radio.passed)/\(radio.total) radio checks")
-    let passed = [vectors, fixtures, widths, layouts, store, radio].allSatisfy { $0.allPassed }
+          + "\(radio.passed)/\(radio.total) radio checks, \(runtime.passed)/\(runtime.total) runtime checks")
+    let passed = [vectors, fixtures, widths, layouts, store, radio, runtime].allSatisfy { $0.allPassed }
     return passed ? 0 : 1
 }

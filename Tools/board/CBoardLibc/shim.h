@@ -6,3 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "c_layouts.h"
+
+// The runtime's entry points for a String's bridge value (its second word on 64-bit targets), called from C
+// (Tools/board/runtime_calls.c): RuntimeCheck holds them to the runtime's contract.
+void *board_bridge_object_retain(void *bridge);
+void board_bridge_object_release(void *bridge);
