@@ -16,16 +16,24 @@ enum RuntimeCheck {
             holder.texts.append(text)
             let handedOn = passedOn(holder.texts[length])
             tally.check(Array(handedOn.utf8) == bytes, "a \(length)-byte string came back as \(handedOn)")
-            guard Int.bitWidth == 64 else { continue }
-            var copy = text
-            let bridge = withUnsafeBytes(of: &copy) { $0.load(fromByteOffset: 8, as: UInt.self) }
-            let returned = UInt(bitPattern: board_bridge_object_retain(UnsafeMutableRawPointer(bitPattern: bridge)))
-            board_bridge_object_release(UnsafeMutableRawPointer(bitPattern: bridge))
-            tally.check(returned == bridge, "swift_bridgeObjectRetain(0x\(hex(bridge))) returned 0x\(hex(returned)) "
-                        + "for a \(length)-byte string")
+            #if _pointerBitWidth(_64)
+            checkBridgeRetain(of: text, &tally)
+            #endif
         }
         return tally
     }
+
+    #if _pointerBitWidth(_64)
+    /// A 64-bit String's second word is its bridge value; retaining it must give back every bit.
+    private static func checkBridgeRetain(of text: String, _ tally: inout Tally) {
+        var copy = text
+        let bridge = withUnsafeBytes(of: &copy) { $0.load(fromByteOffset: 8, as: UInt.self) }
+        let returned = UInt(bitPattern: board_bridge_object_retain(UnsafeMutableRawPointer(bitPattern: bridge)))
+        board_bridge_object_release(UnsafeMutableRawPointer(bitPattern: bridge))
+        tally.check(returned == bridge, "swift_bridgeObjectRetain(0x\(hex(bridge))) returned 0x\(hex(returned)) "
+                    + "for a \(text.utf8.count)-byte string")
+    }
+    #endif
 
     private final class Holder {
         var texts: [String] = []
