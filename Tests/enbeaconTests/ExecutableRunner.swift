@@ -1,8 +1,13 @@
 import Foundation
 
-/// Runs the `enbeacon` binary that `swift build` put next to the test bundle.
+/// Runs the `enbeacon` binary that `swift build` put next to the test bundle, or the one `ENBEACON_BINARY`
+/// names: the board build's, or a script that runs it under qemu-user (`Tools/board/test-binary`), so the
+/// executable-level tests hold the board's binary to what they hold the standard build's.
 enum Enbeacon {
     static let binary: URL = {
+        if let path = ProcessInfo.processInfo.environment["ENBEACON_BINARY"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         // The test bundle may sit inside a .xctest directory on some layouts.
         while !FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("enbeacon").path),
