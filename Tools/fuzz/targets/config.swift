@@ -36,6 +36,8 @@ private func checkLine(_ line: String) {
 }
 
 private func checkAccepted(_ key: ConfigurationKey, _ value: String) {
+    // Empty is what a key with a fallback takes to follow it (a key server's limit following `sync.*`).
+    if value.isEmpty && key.fallback != nil { return }
     switch key.kind {
     case .integer(let range):
         invariant(Int(value).map(range.contains) == true, "\(key.name) accepted '\(value)'")
@@ -73,8 +75,13 @@ private func checkWrite(_ name: String, _ value: String, into configuration: Con
     let key = ConfigurationKey.named(name)!
     let stored = updated.fileValues[name] ?? ""
     checkAccepted(key, stored)
-    invariant(updated[key] == stored && updated.source(of: key) == .file, "set did not take effect")
-    if case .integer = key.kind { invariant(updated.integer(key) == Int(stored), "integer(\(name)) is not its value") }
+    if stored.isEmpty, let fallback = key.fallback.flatMap(ConfigurationKey.named) {
+        invariant(updated[key] == updated[fallback] && updated.source(of: key) == .fallback,
+                  "\(name) emptied does not follow \(fallback.name)")
+    } else {
+        invariant(updated[key] == stored && updated.source(of: key) == .file, "set did not take effect")
+        if case .integer = key.kind { invariant(updated.integer(key) == Int(stored), "integer(\(name)) is not its value") }
+    }
     let written = ConfigurationFile.replacing(name, with: stored, in: text)
     let reread: Configuration
     do { reread = try Configuration(parsing: written) } catch {
