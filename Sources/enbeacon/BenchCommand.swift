@@ -22,9 +22,10 @@ enum BenchCommand {
                 at the first count.
                 --reference: the same keys and sightings also go through a C reference of the key
                 schedule and the matcher (Tools/bench/match-reference.c, found here or above the
-                executable, compiled with cc -O2 and loaded into this process), timed in the same
-                slices; prints keys/s of each and Swift's as a ratio of the reference's, and fails
-                if the two derive different RPIs or match different keys. Needs cc and libssl-dev.
+                executable, compiled with $CC -O2 (default cc) and loaded into this process), timed
+                in the same slices; prints keys/s of each and Swift's as a ratio of the reference's,
+                and fails if the two derive different RPIs or match different keys. Needs cc and
+                libssl-dev; under qemu-user, CC="TRIPLE-gcc -I... -L..." for the agent's CPU.
                 --export-file PATH: the same keys in a signed export file instead, matched as
                 `enbeacon match` does (read 64 KiB at a time, verified, keys streamed): PATH is
                 written first if it does not exist (its public key beside it as PATH.pub.pem), else
@@ -220,7 +221,7 @@ enum BenchCommand {
         }
         var agrees = true
         if let reference {
-            out.write("C reference: \(reference.source), cc \(MatchReference.compilerFlags.joined(separator: " ")), "
+            out.write("C reference: \(reference.source), \((reference.compiler + MatchReference.compilerFlags).joined(separator: " ")), "
                       + "timed in the same slices\n")
             out.write("key schedule: Swift \(keysPerSecond(keyCount, baseline)) keys/s, C reference "
                       + "\(keysPerSecond(keyCount, referenceBaseline)) keys/s, ratio \(formatRatio(referenceBaseline / baseline))\n")

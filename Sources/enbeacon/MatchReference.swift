@@ -1,9 +1,12 @@
 import ENCore
 import SystemIO
 
-/// `bench match --reference`: Tools/bench/match-reference.c, compiled with `cc` at run time and loaded into
-/// this process, so its key schedule and matcher run on the same thread as the Swift ones, slice by slice, on
-/// the same clock. Only gcc (any `cc`) and libssl-dev are needed, as for the rest of the build.
+/// `bench match --reference`: Tools/bench/match-reference.c, compiled at run time with the C compiler that `CC`
+/// names (default `cc`) and loaded into this process, so its key schedule and matcher run on the same thread as
+/// the Swift ones, slice by slice, on the same clock. Only gcc (any `cc`) and libssl-dev are needed, as for the
+/// rest of the build. `CC` matters where this process is not of the machine's own CPU (the board agent under
+/// qemu-user): the host's `cc` would build a library it cannot load, `CC="aarch64-linux-gnu-gcc -I… -L…"` one
+/// for its CPU.
 final class MatchReference {
     typealias Setup = @convention(c) (Int64) -> Int32
     typealias KeySchedule = @convention(c) (UnsafeRawPointer?, Int) -> UInt64
@@ -19,6 +22,8 @@ final class MatchReference {
 
     /// The source file that was built.
     let source: String
+    /// The compiler that built it, with the flags `CC` gave it.
+    let compiler: [String]
     private let library: DynamicLibrary
     /// `count` keys laid out by `layOut` through the key schedule alone (144 RPIs each): the XOR of the first
     /// eight bytes of each key's last RPI (in this machine's byte order), as the Swift loop folds them.
@@ -44,9 +49,13 @@ final class MatchReference {
             Posix.removeName(libraryPath)
             Posix.removeDirectory(dir)
         }
-        let status = Posix.run(["cc"] + Self.compilerFlags + ["-o", libraryPath, source, "-lcrypto"])
+        let compiler = Self.compiler()
+        self.compiler = compiler
+        let arguments = compiler + Self.compilerFlags + ["-o", libraryPath, source, "-lcrypto"]
+        let status = Posix.run(arguments)
         guard status == 0 else {
-            throw CommandFailure("--reference: cc -O2 -shared -fPIC \(source) -lcrypto failed (\(status < 0 ? "cc not found" : "status \(status)"))")
+            let command = (compiler + Self.compilerFlags + [source, "-lcrypto"]).joined(separator: " ")
+            throw CommandFailure("--reference: \(command) failed (\(status < 0 ? "\(compiler[0]) not found" : "status \(status)"))")
         }
         let library: DynamicLibrary
         do { library = try DynamicLibrary(libraryPath) } catch {
@@ -87,6 +96,13 @@ final class MatchReference {
                 raw.storeBytes(of: key.tek.rollingPeriod, toByteOffset: at + 20, as: UInt32.self)
             }
         }
+    }
+
+    /// The C compiler: `CC` split at blanks as the shell splits an unquoted `$CC` (a command and its flags; no
+    /// quoting), or `cc` when `CC` is unset or blank.
+    static func compiler(_ value: String? = Posix.environment("CC")) -> [String] {
+        let words = (value ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map { String($0) }
+        return words.isEmpty ? ["cc"] : words
     }
 
     /// The source under the current directory, or under a directory above the executable (which SwiftPM puts
