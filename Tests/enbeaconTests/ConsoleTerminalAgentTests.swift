@@ -9,8 +9,9 @@ import SystemIO
 /// Nothing sleeps: every step waits, with a 20 s deadline, for what the screen must show, and a
 /// failure prints the screen, the raw bytes and the agent's log. The agent's log (stderr) goes to a
 /// pipe in most tests, so that the screen holds only the console; `logLinesGoAboveTheLineBeingTyped`
-/// puts it on the terminal too, as a person running `enbeacon` in a terminal has it.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+/// puts it on the terminal too, as a person running `enbeacon` in a terminal has it. The suite's time limit
+/// scales with `Enbeacon.timeScale` (an emulated agent).
+@Suite(.serialized, .timeLimit(.minutes(2 * Enbeacon.timeScale)))
 struct ConsoleTerminalAgentTests {
     static let prompt = "enbeacon> "
 
