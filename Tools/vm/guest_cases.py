@@ -112,6 +112,10 @@ class Guest:
             raise CaseFailure(f"enbeacon ctl {' '.join(words)}: exit {result.returncode}: {result.stderr.strip()}")
         return result.stdout
 
+    def enbeacon_output(self, *words: str) -> str:
+        """stdout of `enbeacon WORDS` (a command that needs no agent, e.g. derive); fails on a non-zero exit."""
+        return subprocess.run([self.enbeacon, *words], capture_output=True, text=True, check=True).stdout
+
     def ctl_json(self, data: str, *words: str) -> dict:
         return json.loads(self.ctl(data, "--json", *words))
 
@@ -292,9 +296,9 @@ def case_advertise_scan(g: Guest) -> str:
     # Metadata v1.1 (0x50) with the calibration confidence in bits 3:2: 0, "lowest", as the board files
     # shipped here declare until the TX power is measured (Board/README).
     metadata = bytes([0x50, tx_power & 0xFF, 0, 0]).hex()
-    derived = subprocess.run([g.enbeacon, "derive", "--tek", tek, "--interval", str(start), "--count", "144",
-                              "--metadata", metadata, "--json"], capture_output=True, text=True, check=True)
-    expected = {(row["rpi"], row["aem"]) for row in json.loads(derived.stdout)["intervals"]}
+    derived = g.enbeacon_output("derive", "--tek", tek, "--interval", str(start), "--count", "144",
+                                "--metadata", metadata, "--json")
+    expected = {(row["rpi"], row["aem"]) for row in json.loads(derived)["intervals"]}
     strangers = heard - expected
     if strangers:
         raise CaseFailure(f"heard RPI/AEM not derived from the agent's TEK: {sorted(strangers)}")
