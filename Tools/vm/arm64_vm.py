@@ -2,9 +2,12 @@
 under `qemu-system-aarch64 -M virt` (software emulation), with the cases' logic on the host.
 
 The guest cannot run the host's Python or Bumble, so the shape differs from the amd64 path:
-  - the guest is an initramfs only: static busybox (Debian's busybox-static:arm64), the kernel modules it
-    needs, the agent with its loader and libraries (glibc from /usr/aarch64-linux-gnu, libcrypto and libz
-    from the board build's sysroot), and h4_attach (Tools/vm/h4_attach.c, cross-compiled here);
+  - the guest boots an initramfs of static busybox (Debian's busybox-static:arm64), the kernel modules it
+    needs and h4_attach (Tools/vm/h4_attach.c, cross-compiled here); the agent with its loader and
+    libraries (glibc from /usr/aarch64-linux-gnu, libcrypto and libz from the board build's sysroot) is
+    on a read-only ext4 disk (virtio-blk) mounted at /board, its /lib bound over the guest's /lib. A
+    board runs its agent from a disk: its text and libraries are clean page cache, which the kernel can
+    drop and re-read; from the initramfs (shmem, never written back) they would count as private dirty;
   - the kernel's controller is hci_uart on a virtio console port (Debian's arm64 kernel has no hci_vhci):
     the port's host end is a Unix socket on which Bumble's C0 (bumble_vhci.py --h4-socket) is the
     controller, linked to the independent Bumble peer as on amd64;
@@ -33,7 +36,8 @@ KERNEL_VERSION = "6.1.176-1"
 BUSYBOX_PACKAGE = "busybox-static"
 # Loaded by the initramfs, dependencies first: the virtio transports and ports, the 9p work folder, and
 # hci_uart (Bluetooth's H4 line discipline).
-MODULES = ["virtio_pci", "virtio_console", "9pnet_virtio", "9p", "hci_uart"]
+MODULES = ["virtio_pci", "virtio_console", "9pnet_virtio", "9p", "hci_uart", "virtio_blk", "crc32c_generic",
+           "ext4"]
 CASES = ["advertise-scan", "controller-return", "clean-stop", "idle-memory"]
 # The amd64 cases that have no arm64 form yet, with the reason run-tests prints for them.
 NOT_YET = {
@@ -44,6 +48,7 @@ NOT_YET = {
 }
 IDLE_SECONDS = 60
 GUEST_WORK = "/work"
+GUEST_BOARD = "/board"
 
 
 def fetch_arm64(runner, package: str, version: str | None) -> str:
@@ -116,6 +121,7 @@ mount -t devtmpfs dev /dev
 mount -t tmpfs -o mode=1777 tmp /tmp
 for m in {modules}; do insmod /modules/$m || echo "initramfs: insmod $m failed"; done
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 work {work} || echo "initramfs: cannot mount the work folder"
+mount -t ext4 -o ro /dev/vda {board} && mount -o bind {board}/lib /lib || echo "initramfs: cannot mount the board disk"
 # virtio_console adds its ports as the host announces them, after the module has loaded: wait for both.
 port() {{ for p in /sys/class/virtio-ports/*; do [ "$(cat $p/name 2>/dev/null)" = "$1" ] && basename $p; done; }}
 n=0
@@ -129,26 +135,38 @@ exec sh <&3 >&3 2>&3
 """
 
 
-def build_initramfs(runner, path: str, kernel_root: str, release: str, busybox: str, enbeacon: str,
-                    h4_attach: str) -> None:
+def build_board_disk(runner, path: str, enbeacon: str) -> None:
+    """A read-only ext4 image: enbeacon and lib/ (its loader and libraries), made without mounting (mke2fs -d)."""
+    tree = path + ".tree"
+    shutil.rmtree(tree, ignore_errors=True)
+    os.makedirs(os.path.join(tree, "lib"))
+    shutil.copy(enbeacon, os.path.join(tree, "enbeacon"))
+    for guest_path, source in libraries(enbeacon).items():
+        shutil.copy(source, os.path.join(tree, guest_path.lstrip("/")))
+    if os.path.exists(path):
+        os.unlink(path)
+    made = runner.run(["mkfs.ext4", "-q", "-F", "-L", "board", "-d", tree, path, "32M"])
+    shutil.rmtree(tree, ignore_errors=True)
+    if made.returncode != 0:
+        raise runner.Skip(f"mkfs.ext4 -d: {made.stderr.strip()[:300]}")
+
+
+def build_initramfs(runner, path: str, kernel_root: str, release: str, busybox: str, h4_attach: str) -> None:
     archive = runner.Cpio()
-    for directory in ["bin", "dev", "proc", "sys", "tmp", "lib", "modules", GUEST_WORK.strip("/")]:
+    for directory in ["bin", "dev", "proc", "sys", "tmp", "lib", "modules", GUEST_WORK.strip("/"),
+                      GUEST_BOARD.strip("/")]:
         archive.directory(directory)
     archive.character_device("dev/console", 5, 1)
     with open(busybox, "rb") as f:
         archive.file("bin/busybox", f.read())
-    for name, source in [("bin/enbeacon", enbeacon), ("bin/h4_attach", h4_attach)]:
-        with open(source, "rb") as f:
-            archive.file(name, f.read())
-    for guest_path, source in libraries(enbeacon).items():
-        with open(source, "rb") as f:
-            archive.file(guest_path.lstrip("/"), f.read())
+    with open(h4_attach, "rb") as f:
+        archive.file("bin/h4_attach", f.read())
     names = []
     for module in runner.module_dependencies(kernel_root, release, MODULES):
         names.append(os.path.basename(module))
         with open(module, "rb") as f:
             archive.file(f"modules/{names[-1]}", f.read(), 0o644)
-    archive.file("init", INIT.format(modules=" ".join(names), work=GUEST_WORK).encode())
+    archive.file("init", INIT.format(modules=" ".join(names), work=GUEST_WORK, board=GUEST_BOARD).encode())
     with gzip.open(path, "wb", compresslevel=1) as f:
         f.write(archive.finish())
 
@@ -158,7 +176,7 @@ def build_initramfs(runner, path: str, kernel_root: str, release: str, busybox: 
 class Vm:
     """qemu-system-aarch64 with its console streamed to a log, and the shell on the command port."""
 
-    def __init__(self, kernel: str, initrd: str, work: str, log_path: str, timeout: float) -> None:
+    def __init__(self, kernel: str, initrd: str, disk: str, work: str, log_path: str, timeout: float) -> None:
         self.sockets = {name: os.path.join(work, f"{name}.sock") for name in ("command", "h4")}
         for path in self.sockets.values():
             if os.path.exists(path):
@@ -168,6 +186,7 @@ class Vm:
             "-smp", "1", "-m", "512M", "-nographic", "-no-reboot", "-nic", "none", "-monitor", "none",
             "-kernel", kernel, "-initrd", initrd, "-append", "console=ttyAMA0 panic=-1 loglevel=4",
             "-virtfs", f"local,path={work},mount_tag=work,security_model=none",
+            "-drive", f"file={disk},if=none,format=raw,readonly=on,id=board", "-device", "virtio-blk-pci,drive=board",
             "-device", "virtio-serial-pci",
             # hvc0: the UART the guest's hci_uart speaks H4 on, Bumble's C0 at the host end.
             "-chardev", f"socket,id=h4,path={self.sockets['h4']},server=on,wait=off",
@@ -330,7 +349,7 @@ class Arm64Guest(guest_cases.Guest):
     def __init__(self, vm: Vm, work: str, python: str) -> None:
         self.vm = vm
         self.shell = vm.shell
-        self.enbeacon = "/bin/enbeacon"
+        self.enbeacon = f"{GUEST_BOARD}/enbeacon"
         self.work = work
         self.python = python
         self.processes = []
@@ -456,9 +475,22 @@ def case_idle_memory(g: Arm64Guest) -> str:
         key, _, value = line.partition(":")
         if value.strip().endswith("kB"):
             fields[key.strip()] = int(value.split()[0])
-    for key in ("VmRSS", "RssAnon", "RssFile", "Rss", "Private_Dirty", "Private_Clean", "Shared_Clean", "Pss"):
+    for key in ("VmRSS", "RssAnon", "RssFile", "RssShmem", "Private_Dirty", "Private_Clean", "Shared_Clean", "Pss"):
         if key in fields:
             guest_cases.say(f"  {key}: {fields[key]:,} kB")
+    # Where it goes: resident and private dirty kB by mapping (file, or [heap], [stack], anonymous).
+    by_mapping: dict[str, list[int]] = {}
+    current = "?"
+    for line in g.shell.check(f"cat /proc/{pid}/smaps").splitlines():
+        words = line.split()
+        if words and "-" in words[0] and ":" not in words[0]:
+            current = os.path.basename(words[5]) if len(words) > 5 else "[anonymous]"
+        elif words and words[0] in ("Rss:", "Private_Dirty:"):
+            totals = by_mapping.setdefault(current, [0, 0])
+            totals[0 if words[0] == "Rss:" else 1] += int(words[1])
+    largest = sorted(by_mapping.items(), key=lambda item: -item[1][0])[:6]
+    guest_cases.say("  by mapping (Rss/Private_Dirty kB): "
+                    + ", ".join(f"{name} {rss_kb:,}/{dirty_kb:,}" for name, (rss_kb, dirty_kb) in largest))
     code = agent.terminate()
     if code != 0:
         raise CaseFailure(f"enbeacon exited {code} on SIGTERM: {guest_cases.tail(agent.log_path)}")
@@ -490,7 +522,8 @@ def main(runner, args, cases: list[str]) -> int:
             runner.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "qemu-system-arm"],
                        env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
         for tool, package in [("qemu-system-aarch64", "qemu-system-arm"), ("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"),
-                              ("readelf", "binutils"), ("depmod", "kmod")]:
+                              ("readelf", "binutils"), ("depmod", "kmod"),
+                              ("mkfs.ext4", "e2fsprogs")]:
             if shutil.which(tool) is None:
                 raise runner.Skip(f"missing {tool} ({package})")
         if not args.enbeacon or not os.access(args.enbeacon, os.X_OK):
@@ -517,8 +550,13 @@ def main(runner, args, cases: list[str]) -> int:
         say(f"FAIL vm: cannot build h4_attach: {built.stderr.strip()[:300]}")
         return 1
     initrd = os.path.join(runner.CACHE, "initrd-aarch64.gz")
-    build_initramfs(runner, initrd, kernel_root, release, os.path.join(busybox_root, "bin", "busybox"), enbeacon,
-                    h4_attach)
+    build_initramfs(runner, initrd, kernel_root, release, os.path.join(busybox_root, "bin", "busybox"), h4_attach)
+    disk = os.path.join(work, "board.ext4")
+    try:
+        build_board_disk(runner, disk, enbeacon)
+    except runner.Skip as skip:
+        say(f"FAIL vm: {skip}")
+        return 1
 
     results: list[str] = []
     selected = [case for case in cases if case in CASE_FUNCTIONS]
@@ -529,7 +567,7 @@ def main(runner, args, cases: list[str]) -> int:
             results.append(line)
     boot_seconds = 0.0
     if selected:
-        vm = Vm(os.path.join(kernel_root, "boot", f"vmlinuz-{release}"), initrd, work,
+        vm = Vm(os.path.join(kernel_root, "boot", f"vmlinuz-{release}"), initrd, disk, work,
                 os.path.join(work, "console.log"), args.timeout)
         try:
             guest_line = vm.wait_ready(180)
