@@ -151,7 +151,8 @@ def build_board_disk(runner, path: str, enbeacon: str) -> None:
         raise runner.Skip(f"mkfs.ext4 -d: {made.stderr.strip()[:300]}")
 
 
-def build_initramfs(runner, path: str, kernel_root: str, release: str, busybox: str, h4_attach: str) -> None:
+def build_initramfs(runner, path: str, kernel_root: str, release: str, busybox: str, h4_attach: str,
+                    init: str = INIT) -> None:
     archive = runner.Cpio()
     for directory in ["bin", "dev", "proc", "sys", "tmp", "lib", "modules", GUEST_WORK.strip("/"),
                       GUEST_BOARD.strip("/")]:
@@ -166,7 +167,7 @@ def build_initramfs(runner, path: str, kernel_root: str, release: str, busybox: 
         names.append(os.path.basename(module))
         with open(module, "rb") as f:
             archive.file(f"modules/{names[-1]}", f.read(), 0o644)
-    archive.file("init", INIT.format(modules=" ".join(names), work=GUEST_WORK, board=GUEST_BOARD).encode())
+    archive.file("init", init.format(modules=" ".join(names), work=GUEST_WORK, board=GUEST_BOARD).encode())
     with gzip.open(path, "wb", compresslevel=1) as f:
         f.write(archive.finish())
 
@@ -176,7 +177,8 @@ def build_initramfs(runner, path: str, kernel_root: str, release: str, busybox: 
 class Vm:
     """qemu-system-aarch64 with its console streamed to a log, and the shell on the command port."""
 
-    def __init__(self, kernel: str, initrd: str, disk: str, work: str, log_path: str, timeout: float) -> None:
+    def __init__(self, kernel: str, initrd: str, disk: str, work: str, log_path: str, timeout: float,
+                 writable_disk: bool = False) -> None:
         self.sockets = {name: os.path.join(work, f"{name}.sock") for name in ("command", "h4")}
         for path in self.sockets.values():
             if os.path.exists(path):
@@ -186,7 +188,9 @@ class Vm:
             "-smp", "1", "-m", "512M", "-nographic", "-no-reboot", "-nic", "none", "-monitor", "none",
             "-kernel", kernel, "-initrd", initrd, "-append", "console=ttyAMA0 panic=-1 loglevel=4",
             "-virtfs", f"local,path={work},mount_tag=work,security_model=none",
-            "-drive", f"file={disk},if=none,format=raw,readonly=on,id=board", "-device", "virtio-blk-pci,drive=board",
+            # A root disk is written through a snapshot: the image on the host stays as it was built.
+            "-drive", f"file={disk},if=none,format=raw,id=board," + ("snapshot=on" if writable_disk else "readonly=on"),
+            "-device", "virtio-blk-pci,drive=board",
             "-device", "virtio-serial-pci",
             # hvc0: the UART the guest's hci_uart speaks H4 on, Bumble's C0 at the host end.
             "-chardev", f"socket,id=h4,path={self.sockets['h4']},server=on,wait=off",
@@ -561,17 +565,35 @@ def main(runner, args, cases: list[str]) -> int:
     results: list[str] = []
     selected = [case for case in cases if case in CASE_FUNCTIONS]
     for case in cases:
-        if case not in CASE_FUNCTIONS:
+        if case not in CASE_FUNCTIONS and case != "systemd-unit":
             line = f"SKIP {case}: {NOT_YET.get(case, 'no arm64 form')}"
             say(line)
             results.append(line)
-    boot_seconds = 0.0
+    boots = []
     if selected:
-        vm = Vm(os.path.join(kernel_root, "boot", f"vmlinuz-{release}"), initrd, disk, work,
-                os.path.join(work, "console.log"), args.timeout)
+        boots.append(("busybox", selected, initrd, disk, False))
+    if "systemd-unit" in cases:
+        import arm64_systemd
+        CASE_FUNCTIONS["systemd-unit"] = arm64_systemd.case_systemd_unit
+        systemd_initrd = os.path.join(runner.CACHE, "initrd-aarch64-systemd.gz")
+        build_initramfs(runner, systemd_initrd, kernel_root, release, os.path.join(busybox_root, "bin", "busybox"),
+                        h4_attach, init=arm64_systemd.INIT)
+        root_disk = os.path.join(work, "root.ext4")
         try:
-            guest_line = vm.wait_ready(180)
-            say(f"vm: guest up in {time.monotonic() - vm.started:.1f} s: {guest_line}")
+            arm64_systemd.build_root_disk(runner, root_disk, enbeacon, os.path.join(busybox_root, "bin", "busybox"),
+                                          h4_attach, libraries(enbeacon), GUEST_WORK)
+            boots.append(("systemd", ["systemd-unit"], systemd_initrd, root_disk, True))
+        except runner.Skip as skip:
+            line = f"SKIP systemd-unit: {skip}"
+            say(line)
+            results.append(line)
+    timings = []
+    for boot_name, selected, boot_initrd, boot_disk, writable in boots:
+        vm = Vm(os.path.join(kernel_root, "boot", f"vmlinuz-{release}"), boot_initrd, boot_disk, work,
+                os.path.join(work, f"console-{boot_name}.log"), args.timeout, writable_disk=writable)
+        try:
+            guest_line = vm.wait_ready(240)
+            say(f"vm: {boot_name} guest up in {time.monotonic() - vm.started:.1f} s: {guest_line}")
             guest = Arm64Guest(vm, work, python)
             for name in selected:
                 case_started = time.monotonic()
@@ -598,12 +620,12 @@ def main(runner, args, cases: list[str]) -> int:
                     say(line)
                     results.append(line)
         finally:
-            boot_seconds = vm.stop()
+            timings.append(f"{boot_name} boot {vm.stop():.0f} s")
 
     failed = sum(1 for line in results if line.startswith("FAIL"))
     passed = sum(1 for line in results if line.startswith("PASS"))
     skipped = sum(1 for line in results if line.startswith("SKIP"))
-    say(f"vm: aarch64 boot {boot_seconds:.0f} s; total {time.monotonic() - started:.0f} s; "
+    say(f"vm: aarch64 {', '.join(timings)}; total {time.monotonic() - started:.0f} s; "
         f"logs in {os.path.relpath(work, runner.REPO)}")
     say(f"vm: {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     if failed:
