@@ -14,9 +14,7 @@ The initramfs loads the modules, mounts the disk and the work folder, and hands 
 
 import glob
 import os
-import shlex
 import shutil
-import subprocess
 import time
 
 import guest_cases
@@ -161,7 +159,8 @@ def case_systemd_unit(g) -> str:
 
     started = time.monotonic()
     ready = wait_until(active, 120, "enbeacon.service active (READY=1) and broadcasting", step=0.5)
-    guest_cases.say(f"  active {time.monotonic() - started:.1f} s after hci0 was attached: status \"{ready['StatusText']}\"")
+    guest_cases.say(f"  active {time.monotonic() - started:.1f} s after hci0 was attached: "
+                    f"status \"{ready['StatusText']}\"")
 
     status, output = g.shell.run("enbeacon ctl status", 30)
     if status != 0 or "controller   ready" not in output:

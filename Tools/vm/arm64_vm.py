@@ -435,7 +435,8 @@ class UartRig(guest_cases.Rig):
         status = self.attach_process.wait(20)
         self.attach_process = None
         if status != 0:
-            raise CaseFailure(f"h4_attach exited {status}: {guest_cases.tail(os.path.join(self.guest.work, 'h4_attach.log'))}")
+            log = os.path.join(self.guest.work, "h4_attach.log")
+            raise CaseFailure(f"h4_attach exited {status}: {guest_cases.tail(log)}")
         wait_until(lambda: not self.guest.shell.run("ls /sys/class/bluetooth")[1].split(), 20,
                    "the guest's kernel to remove the adapter", step=0.1)
 
@@ -471,7 +472,8 @@ def case_idle_memory(g: Arm64Guest) -> str:
     time.sleep(IDLE_SECONDS)
     pid = agent.process.pid
     if agent.process.poll() is not None:
-        raise CaseFailure(f"the agent exited ({agent.process.returncode}) while idle: {guest_cases.tail(agent.log_path)}")
+        raise CaseFailure(f"the agent exited ({agent.process.returncode}) while idle: "
+                          + guest_cases.tail(agent.log_path))
     status = g.shell.check(f"cat /proc/{pid}/status")
     rollup = g.shell.check(f"cat /proc/{pid}/smaps_rollup")
     fields = {}
@@ -525,8 +527,8 @@ def main(runner, args, cases: list[str]) -> int:
             say("vm: installing qemu-system-arm (apt-get)")
             runner.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "qemu-system-arm"],
                        env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
-        for tool, package in [("qemu-system-aarch64", "qemu-system-arm"), ("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"),
-                              ("readelf", "binutils"), ("depmod", "kmod"),
+        for tool, package in [("qemu-system-aarch64", "qemu-system-arm"), ("readelf", "binutils"),
+                              ("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"), ("depmod", "kmod"),
                               ("mkfs.ext4", "e2fsprogs")]:
             if shutil.which(tool) is None:
                 raise runner.Skip(f"missing {tool} ({package})")
