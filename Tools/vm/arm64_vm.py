@@ -39,10 +39,9 @@ BUSYBOX_PACKAGE = "busybox-static"
 MODULES = ["virtio_pci", "virtio_console", "9pnet_virtio", "9p", "hci_uart", "virtio_blk", "crc32c_generic",
            "ext4"]
 # The default selection; `all` adds systemd-unit (Tools/vm/arm64_systemd.py, a second boot).
-CASES = ["advertise-scan", "controller-return", "clean-stop", "idle-memory"]
+CASES = ["advertise-scan", "user-channel-errors", "controller-return", "clean-stop", "idle-memory"]
 # The amd64 cases that have no arm64 form yet, with the reason run-tests prints for them.
 NOT_YET = {
-    "user-channel-errors": "not ported to the arm64 guest yet (needs setpriv, rfkill and btmgmt there)",
     "serial-console": "not ported to the arm64 guest yet",
     "gpio-indicators": "not ported to the arm64 guest yet (gpio-sim is not built for arm64)",
 }
@@ -151,7 +150,7 @@ def build_board_disk(runner, path: str, enbeacon: str) -> None:
         raise runner.Skip(f"mkfs.ext4 -d: {made.stderr.strip()[:300]}")
 
 
-def build_initramfs(runner, path: str, kernel_root: str, release: str, busybox: str, h4_attach: str,
+def build_initramfs(runner, path: str, kernel_root: str, release: str, busybox: str, tools: dict[str, str],
                     init: str = INIT) -> None:
     archive = runner.Cpio()
     for directory in ["bin", "dev", "proc", "sys", "tmp", "lib", "modules", GUEST_WORK.strip("/"),
@@ -160,8 +159,9 @@ def build_initramfs(runner, path: str, kernel_root: str, release: str, busybox: 
     archive.character_device("dev/console", 5, 1)
     with open(busybox, "rb") as f:
         archive.file("bin/busybox", f.read())
-    with open(h4_attach, "rb") as f:
-        archive.file("bin/h4_attach", f.read())
+    for name, source in tools.items():
+        with open(source, "rb") as f:
+            archive.file(f"bin/{name}", f.read())
     names = []
     for module in runner.module_dependencies(kernel_root, release, MODULES):
         names.append(os.path.basename(module))
@@ -209,6 +209,8 @@ class Vm:
         self.lines: list[str] = []
         threading.Thread(target=self._console, daemon=True).start()
         self.shell: GuestShell | None = None
+        # Module name -> itself and what it needs, in load order (set by main from modules.dep).
+        self.module_order: dict[str, list[str]] = {}
 
     def _console(self) -> None:
         for raw in self.process.stdout:
@@ -338,12 +340,16 @@ def read_text(path: str) -> str:
 class GuestAgent(guest_cases.AgentProcess):
     """`enbeacon run` in the guest; its log in the work folder (read on the host, as on amd64)."""
 
-    def __init__(self, guest: "Arm64Guest", name: str, extra: list[str], data: str | None = None) -> None:
+    def __init__(self, guest: "Arm64Guest", name: str, extra: list[str], data: str | None = None,
+                 user: int | None = None) -> None:
         self.guest = guest
-        self.data = data or guest.fresh_directory(name)
+        self.data = data or guest.fresh_directory(name, owner=user)
         log_name = f"enbeacon-{guest.counter:02d}-{name}.log"
         self.log_path = os.path.join(guest.work, log_name)
         command = [guest.enbeacon, "run", "--data", self.data, "--log", "debug", "--console", "none"] + extra
+        if user is not None:
+            # Another user, without any capability: what a badge started by hand as a normal user has.
+            command = ["/bin/vm_tools", "drop-to", str(user)] + command
         self.process = GuestProcess(guest, command, log_name)
 
 
@@ -363,10 +369,45 @@ class Arm64Guest(guest_cases.Guest):
     def fresh_directory(self, name: str, owner: int | None = None) -> str:
         self.counter += 1
         path = f"/tmp/{self.counter:02d}-{name}"
-        self.shell.check(f"mkdir -m 700 {path}")
+        self.shell.check(f"mkdir -m 700 {path}" + (f" && chown {owner}:{owner} {path}" if owner is not None else ""))
         return path
 
+    # kernel modules: insmod and rmmod of the initramfs's copies (busybox's modprobe has no modules.dep here);
+    # what they depend on was loaded at boot and stays
+    def modprobe(self, *names: str, remove: bool = False) -> None:
+        for name in names:
+            if remove and self.loaded(name):
+                # What uses it goes first (bluetooth is held by hci_uart's vendor helpers, btqca, btrtl, ...).
+                for holder in self.list_dir(f"/sys/module/{name}/holders"):
+                    self.modprobe(holder, remove=True)
+                self.shell.check(f"rmmod {name}")
+            elif not remove:
+                for module in self.vm.module_order[name]:
+                    if not self.loaded(module):
+                        self.shell.check(f"insmod /modules/{module}.ko")
+
+    def loaded(self, name: str) -> bool:
+        return self.shell.run(f"test -d /sys/module/{name}")[0] == 0
+
+    def unload_bluetooth(self) -> None:
+        self.unplug()
+        self.modprobe("hci_uart", "bluetooth", remove=True)
+
+    def list_dir(self, path: str) -> list[str]:
+        return self.shell.check(f"ls {shlex.quote(path)}").split()
+
+    def read_text(self, path: str) -> str:
+        return self.shell.check(f"cat {shlex.quote(path)}")
+
+    def write_text(self, path: str, text: str) -> None:
+        self.shell.check(f"printf %s {shlex.quote(text)} > {shlex.quote(path)}")
+
+    def power_on_by_bluez(self, index: int) -> str:
+        # No BlueZ in the guest: vm_tools sends the management interface's Set Powered, as btmgmt does.
+        return self.shell.run(f"vm_tools power-on {index} 2>&1", 30)[1]
+
     def rig(self) -> "UartRig":
+        self.modprobe("hci_uart")
         if self.shared_rig is None or self.shared_rig.process.poll() is not None:
             self.shared_rig = UartRig(self)
         elif not self.shared_rig.plugged:
@@ -378,7 +419,7 @@ class Arm64Guest(guest_cases.Guest):
             self.shared_rig.unplug()
 
     def agent(self, name: str, extra: list[str], **kwargs) -> GuestAgent:
-        agent = GuestAgent(self, name, extra, data=kwargs.get("data"))
+        agent = GuestAgent(self, name, extra, data=kwargs.get("data"), user=kwargs.get("user"))
         self.processes.append(agent.process)
         return agent
 
@@ -510,6 +551,7 @@ def case_idle_memory(g: Arm64Guest) -> str:
 
 CASE_FUNCTIONS = {
     "advertise-scan": guest_cases.case_advertise_scan,
+    "user-channel-errors": guest_cases.case_user_channel_errors,
     "controller-return": guest_cases.case_controller_return,
     "clean-stop": guest_cases.case_clean_stop,
     "idle-memory": case_idle_memory,
@@ -549,14 +591,17 @@ def main(runner, args, cases: list[str]) -> int:
     work = os.path.join(runner.CACHE, "run-aarch64")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    h4_attach = os.path.join(work, "h4_attach")
-    built = runner.run(["aarch64-linux-gnu-gcc", "-O2", "-Wall", "-static", "-o", h4_attach,
-                        os.path.join(runner.HERE, "h4_attach.c")])
-    if built.returncode != 0:
-        say(f"FAIL vm: cannot build h4_attach: {built.stderr.strip()[:300]}")
-        return 1
+    tools = {}
+    for name in ("h4_attach", "vm_tools"):
+        tools[name] = os.path.join(work, name)
+        built = runner.run(["aarch64-linux-gnu-gcc", "-O2", "-Wall", "-static", "-o", tools[name],
+                            os.path.join(runner.HERE, f"{name}.c")])
+        if built.returncode != 0:
+            say(f"FAIL vm: cannot build {name}: {built.stderr.strip()[:300]}")
+            return 1
+    h4_attach = tools["h4_attach"]
     initrd = os.path.join(runner.CACHE, "initrd-aarch64.gz")
-    build_initramfs(runner, initrd, kernel_root, release, os.path.join(busybox_root, "bin", "busybox"), h4_attach)
+    build_initramfs(runner, initrd, kernel_root, release, os.path.join(busybox_root, "bin", "busybox"), tools)
     disk = os.path.join(work, "board.ext4")
     try:
         build_board_disk(runner, disk, enbeacon)
@@ -579,7 +624,7 @@ def main(runner, args, cases: list[str]) -> int:
         CASE_FUNCTIONS["systemd-unit"] = arm64_systemd.case_systemd_unit
         systemd_initrd = os.path.join(runner.CACHE, "initrd-aarch64-systemd.gz")
         build_initramfs(runner, systemd_initrd, kernel_root, release, os.path.join(busybox_root, "bin", "busybox"),
-                        h4_attach, init=arm64_systemd.INIT)
+                        tools, init=arm64_systemd.INIT)
         root_disk = os.path.join(work, "root.ext4")
         try:
             arm64_systemd.build_root_disk(runner, root_disk, enbeacon, os.path.join(busybox_root, "bin", "busybox"),
@@ -596,6 +641,9 @@ def main(runner, args, cases: list[str]) -> int:
         try:
             guest_line = vm.wait_ready(240)
             say(f"vm: {boot_name} guest up in {time.monotonic() - vm.started:.1f} s: {guest_line}")
+            vm.module_order = {name: [os.path.basename(path)[:-len(".ko")]
+                                      for path in runner.module_dependencies(kernel_root, release, [name])]
+                               for name in ("bluetooth", "hci_uart")}
             guest = Arm64Guest(vm, work, python)
             for name in selected:
                 case_started = time.monotonic()
