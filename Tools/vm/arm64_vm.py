@@ -29,6 +29,7 @@ import threading
 import time
 
 import guest_cases
+import serial_typist
 from guest_cases import CaseFailure, wait_until
 
 KERNEL_PACKAGE = "linux-image-6.1.0-50-arm64"
@@ -39,10 +40,9 @@ BUSYBOX_PACKAGE = "busybox-static"
 MODULES = ["virtio_pci", "virtio_console", "9pnet_virtio", "9p", "hci_uart", "virtio_blk", "crc32c_generic",
            "ext4"]
 # The default selection; `all` adds systemd-unit (Tools/vm/arm64_systemd.py, a second boot).
-CASES = ["advertise-scan", "user-channel-errors", "controller-return", "clean-stop", "idle-memory"]
+CASES = ["advertise-scan", "user-channel-errors", "controller-return", "clean-stop", "serial-console", "idle-memory"]
 # The amd64 cases that have no arm64 form yet, with the reason run-tests prints for them.
 NOT_YET = {
-    "serial-console": "not ported to the arm64 guest yet",
     "gpio-indicators": "not ported to the arm64 guest yet (gpio-sim is not built for arm64)",
 }
 IDLE_SECONDS = 60
@@ -179,7 +179,7 @@ class Vm:
 
     def __init__(self, kernel: str, initrd: str, disk: str, work: str, log_path: str, timeout: float,
                  writable_disk: bool = False) -> None:
-        self.sockets = {name: os.path.join(work, f"{name}.sock") for name in ("command", "h4")}
+        self.sockets = {name: os.path.join(work, f"{name}.sock") for name in ("command", "h4", "ttyS0")}
         for path in self.sockets.values():
             if os.path.exists(path):
                 os.unlink(path)
@@ -197,6 +197,9 @@ class Vm:
             "-device", "virtconsole,chardev=h4,name=h4",
             "-chardev", f"socket,id=command,path={self.sockets['command']},server=on,wait=off",
             "-device", "virtserialport,chardev=command,name=command",
+            # ttyS0: a 16550 on PCI (8250_pci), the serial console under test, typed at from the host.
+            "-chardev", f"socket,id=ttytest,path={self.sockets['ttyS0']},server=on,wait=off",
+            "-device", "pci-serial,chardev=ttytest",
             "-serial", "stdio",
         ]
         self.log = open(log_path, "w")
@@ -341,12 +344,13 @@ class GuestAgent(guest_cases.AgentProcess):
     """`enbeacon run` in the guest; its log in the work folder (read on the host, as on amd64)."""
 
     def __init__(self, guest: "Arm64Guest", name: str, extra: list[str], data: str | None = None,
-                 user: int | None = None) -> None:
+                 user: int | None = None, console_from_board: bool = False) -> None:
         self.guest = guest
         self.data = data or guest.fresh_directory(name, owner=user)
         log_name = f"enbeacon-{guest.counter:02d}-{name}.log"
         self.log_path = os.path.join(guest.work, log_name)
-        command = [guest.enbeacon, "run", "--data", self.data, "--log", "debug", "--console", "none"] + extra
+        console = [] if console_from_board else ["--console", "none"]
+        command = [guest.enbeacon, "run", "--data", self.data, "--log", "debug"] + console + extra
         if user is not None:
             # Another user, without any capability: what a badge started by hand as a normal user has.
             command = ["/bin/vm_tools", "drop-to", str(user)] + command
@@ -402,6 +406,9 @@ class Arm64Guest(guest_cases.Guest):
     def write_text(self, path: str, text: str) -> None:
         self.shell.check(f"printf %s {shlex.quote(text)} > {shlex.quote(path)}")
 
+    def serial_console_ready(self) -> None:
+        threading.Thread(target=serial_typist.session, args=(self.vm.sockets["ttyS0"], self.work), daemon=True).start()
+
     def power_on_by_bluez(self, index: int) -> str:
         # No BlueZ in the guest: vm_tools sends the management interface's Set Powered, as btmgmt does.
         return self.shell.run(f"vm_tools power-on {index} 2>&1", 30)[1]
@@ -419,7 +426,8 @@ class Arm64Guest(guest_cases.Guest):
             self.shared_rig.unplug()
 
     def agent(self, name: str, extra: list[str], **kwargs) -> GuestAgent:
-        agent = GuestAgent(self, name, extra, data=kwargs.get("data"), user=kwargs.get("user"))
+        agent = GuestAgent(self, name, extra, data=kwargs.get("data"), user=kwargs.get("user"),
+                           console_from_board=kwargs.get("console_from_board", False))
         self.processes.append(agent.process)
         return agent
 
@@ -554,6 +562,7 @@ CASE_FUNCTIONS = {
     "user-channel-errors": guest_cases.case_user_channel_errors,
     "controller-return": guest_cases.case_controller_return,
     "clean-stop": guest_cases.case_clean_stop,
+    "serial-console": guest_cases.case_serial_console,
     "idle-memory": case_idle_memory,
 }
 

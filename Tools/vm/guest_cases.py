@@ -123,6 +123,10 @@ class Guest:
     def write_text(self, path: str, text: str) -> None:
         write_text(path, text)
 
+    def serial_console_ready(self) -> None:
+        """The agent's console is up on ttyS0: the host may start typing (run-tests watches for this line)."""
+        say("@@serial-console-ready")
+
     def power_on_by_bluez(self, index: int) -> str:
         """BlueZ's management interface powers hciINDEX on, as bluetoothd does; returns what btmgmt said."""
         power = subprocess.run(["timeout", "20", "btmgmt", "--index", str(index), "power", "on"],
@@ -502,12 +506,11 @@ def case_serial_console(g: Guest) -> str:
         os.unlink(verdict_path)
     # The board file's console setting selects the serial line (as `--console /dev/ttyS0,115200` would).
     board = os.path.join(g.fresh_directory("serial-board"), "board.conf")
-    with open(board, "w") as f:
-        f.write("name = vm-serial\ntransport = virtual\nclock = trusted\nconsole = /dev/ttyS0,115200\n")
+    g.write_text(board, "name = vm-serial\ntransport = virtual\nclock = trusted\nconsole = /dev/ttyS0,115200\n")
     agent = g.agent("serial", ["--board", board], console_from_board=True)
     agent.wait_log("controller ready", 60)
     wait_until(lambda: "controller" in g.ctl(agent.data, "status"), 30, "the agent to answer ctl")
-    say("@@serial-console-ready")
+    g.serial_console_ready()
     verdict = wait_until(lambda: os.path.exists(verdict_path) and read_json(verdict_path), 90,
                          "the host's verdict on the serial session")
     if not verdict.get("ok"):
