@@ -8,9 +8,11 @@
  * cipher loads, touches its algorithm tables (resident file pages, mapped 64 KiB at a time by the kernel's
  * fault-around). This program does the idle agent's libcrypto calls (AES-128-ECB and AES-128-CTR fetched and
  * used, SHA-256, RAND_bytes) and prints the same figures the agent is measured by, so the agent's own share is
- * the difference. `sync` adds what a key sync adds (a P-256 key, an ECDSA signature).
+ * the difference. `sync` adds what a key sync adds (a P-256 key, an ECDSA signature); `download URL` adds a
+ * transfer too, as the agent makes it: libcurl loaded with dlopen (its whole library closure mapped), one GET,
+ * the body discarded, the figures taken while the library is still loaded.
  *
- *   cc -Os -o /tmp/memory-floor Tools/bench/memory-floor.c -lcrypto && /tmp/memory-floor [glibc|idle|sync]
+ *   cc -Os -o /tmp/memory-floor Tools/bench/memory-floor.c -lcrypto -ldl && /tmp/memory-floor [glibc|idle|sync|download URL]
  *
  * Figures: VmRSS (and its file and anonymous parts) from /proc/self/status, Private_Dirty from
  * /proc/self/smaps_rollup, and the resident size of each library's mappings from /proc/self/smaps.
@@ -18,6 +20,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,12 +56,18 @@ static unsigned long resident(const char *needle) {
     return total;
 }
 
+static size_t discard(char *data, size_t size, size_t count, void *context) {
+    (void)data;
+    (void)context;
+    return size * count;
+}
+
 static void report(const char *what) {
     printf("%s: VmRSS %lu kB (file %lu kB, anonymous %lu kB), Private_Dirty %lu kB; resident: libcrypto %lu kB, "
-           "libc %lu kB, loader %lu kB\n", what, field("/proc/self/status", "VmRSS"),
+           "libc %lu kB, loader %lu kB, every shared library %lu kB\n", what, field("/proc/self/status", "VmRSS"),
            field("/proc/self/status", "RssFile"), field("/proc/self/status", "RssAnon"),
            field("/proc/self/smaps_rollup", "Private_Dirty"), resident("libcrypto"), resident("libc.so"),
-           resident("ld-linux"));
+           resident("ld-linux"), resident(".so"));
 }
 
 int main(int argc, char **argv) {
@@ -67,8 +76,9 @@ int main(int argc, char **argv) {
         report("glibc, libcrypto loaded and not called");
         return 0;
     }
-    if (strcmp(mode, "idle") != 0 && strcmp(mode, "sync") != 0) {
-        fprintf(stderr, "usage: memory-floor [glibc|idle|sync]\n");
+    int download = strcmp(mode, "download") == 0 && argc > 2;
+    if (strcmp(mode, "idle") != 0 && strcmp(mode, "sync") != 0 && !download) {
+        fprintf(stderr, "usage: memory-floor [glibc|idle|sync|download URL]\n");
         return 2;
     }
     unsigned char key[16], block[16] = {0}, out[80];  /* an ECDSA P-256 signature in DER is at most 72 bytes */
@@ -98,6 +108,25 @@ int main(int argc, char **argv) {
         fprintf(stderr, "memory-floor: P-256 failed\n");
         return 1;
     }
-    report("glibc and libcrypto after a key sync's calls too (P-256, ECDSA)");
+    if (!download) {
+        report("glibc and libcrypto after a key sync's calls too (P-256, ECDSA)");
+        return 0;
+    }
+    /* libcurl's easy interface by name, as the agent reaches it (CURLOPT_URL 10002, CURLOPT_WRITEFUNCTION 20011). */
+    void *curl = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!curl) {
+        fprintf(stderr, "memory-floor: %s\n", dlerror());
+        return 1;
+    }
+    void *(*easy_init)(void) = (void *(*)(void))dlsym(curl, "curl_easy_init");
+    int (*easy_setopt)(void *, int, ...) = (int (*)(void *, int, ...))dlsym(curl, "curl_easy_setopt");
+    int (*easy_perform)(void *) = (int (*)(void *))dlsym(curl, "curl_easy_perform");
+    void *handle = easy_init ? easy_init() : NULL;
+    if (!handle || !easy_setopt || !easy_perform || easy_setopt(handle, 10002, argv[2]) != 0
+        || easy_setopt(handle, 20011, discard) != 0 || easy_perform(handle) != 0) {
+        fprintf(stderr, "memory-floor: the download of %s failed\n", argv[2]);
+        return 1;
+    }
+    report("glibc, libcrypto and libcurl after a key sync's calls and one download");
     return 0;
 }
