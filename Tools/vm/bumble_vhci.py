@@ -24,6 +24,11 @@ stdout: one JSON object per line, flushed at once; `t` is time.monotonic() of th
 stdin: one command per line: `vanish`, `return`, `hardware-error [CODE]`, `quit`; without stdin
 (end of file at once, as under systemd) it runs until it is killed.
 
+With --h4-socket PATH (the arm64 VM, Tools/vm/arm64_vm.py) C0 is not on /dev/vhci but on the host end of
+the guest's UART: a Unix socket (QEMU's chardev of a virtio console port) that the guest's hci_uart speaks
+H4 on. The guest attaches and detaches the adapter (Tools/vm/h4_attach.c), so `ready` and `returned` carry
+index -1; `vanish` and `return` only take C0 off the line and put a fresh one on it.
+
 Two shims over Bumble 0.0.236 (the version pinned in Tools/interop/requirements.txt):
   1. ADV_NONCONN_IND is relayed to linked controllers: Tools/interop/bumble_controllers.py's
      fill-in, reused as it is (without it the peer would never hear a GAEN beacon).
@@ -41,6 +46,7 @@ import asyncio
 import errno
 import json
 import os
+import socket
 import sys
 import time
 
@@ -112,6 +118,43 @@ class VhciTransport:
             self.fd = -1
 
 
+class UartTransport:
+    """The host end of the guest's H4 UART as a Bumble source and sink, for one plug-in of C0: the
+    socket stays connected across plug-ins (it is the cable), a fresh parser for each. What arrives
+    while no C0 is plugged in is dropped, as a UART with no controller on it loses it."""
+
+    def __init__(self, line: socket.socket) -> None:
+        self.line = line
+        self.parser = PacketParser()
+        self.index: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        # The guest's kernel numbers the adapter when it attaches the line discipline.
+        self.index.set_result(-1)
+        self.dropped = 0
+        self.fd = line.fileno()
+        asyncio.get_running_loop().add_reader(self.fd, self._readable)
+
+    def set_packet_sink(self, sink) -> None:
+        self.parser.set_packet_sink(sink)
+
+    def _readable(self) -> None:
+        data = self.line.recv(4096)
+        if not data:
+            asyncio.get_running_loop().remove_reader(self.fd)
+            emit("error", message="the guest's UART socket closed")
+            return
+        self.parser.feed_data(data)
+
+    def on_packet(self, packet: bytes) -> None:
+        if self.fd < 0:
+            return
+        self.line.sendall(packet)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            asyncio.get_running_loop().remove_reader(self.fd)
+            self.fd = -1
+
+
 class KernelSideController(Controller):
     """C0: reports the host's radio commands, and stops advertising and scanning on reset."""
 
@@ -137,9 +180,16 @@ class Rig:
         self.transport: VhciTransport | None = None
         self.controller: KernelSideController | None = None
         self.serial = 0
+        self.line: socket.socket | None = None
+        if args.h4_socket:
+            self.line = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.line.connect(args.h4_socket)
 
     async def open_kernel_controller(self) -> int:
-        self.transport = VhciTransport(self.args.vhci)
+        if self.line is not None:
+            self.transport = UartTransport(self.line)
+        else:
+            self.transport = VhciTransport(self.args.vhci)
         self.serial += 1
         # A fresh controller each time, as a replugged one is; a fixed public address per plug-in.
         address = hci.Address(f"F0:E0:00:00:00:{self.serial:02X}", hci.Address.PUBLIC_DEVICE_ADDRESS)
@@ -233,6 +283,7 @@ async def main_async(args: argparse.Namespace) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--vhci", default="/dev/vhci")
+    parser.add_argument("--h4-socket", help="C0 on this Unix socket (a guest's H4 UART) instead of /dev/vhci")
     parser.add_argument("--rpi", type=bytes.fromhex, default=None, help="the peer's RPI, 32 hex digits")
     parser.add_argument("--aem", type=bytes.fromhex, default=bytes.fromhex("40080000"))
     args = parser.parse_args()

@@ -112,6 +112,31 @@ class Guest:
             raise CaseFailure(f"enbeacon ctl {' '.join(words)}: exit {result.returncode}: {result.stderr.strip()}")
         return result.stdout
 
+    # the guest's files and BlueZ, as the cases reach them (the arm64 VM's Guest does it through its shell)
+    def list_dir(self, path: str) -> list[str]:
+        return os.listdir(path)
+
+    def read_text(self, path: str) -> str:
+        with open(path) as f:
+            return f.read()
+
+    def write_text(self, path: str, text: str) -> None:
+        write_text(path, text)
+
+    def serial_console_ready(self) -> None:
+        """The agent's console is up on ttyS0: the host may start typing (run-tests watches for this line)."""
+        say("@@serial-console-ready")
+
+    def power_on_by_bluez(self, index: int) -> str:
+        """BlueZ's management interface powers hciINDEX on, as bluetoothd does; returns what btmgmt said."""
+        power = subprocess.run(["timeout", "20", "btmgmt", "--index", str(index), "power", "on"],
+                               capture_output=True, text=True)
+        return power.stdout + power.stderr
+
+    def enbeacon_output(self, *words: str) -> str:
+        """stdout of `enbeacon WORDS` (a command that needs no agent, e.g. derive); fails on a non-zero exit."""
+        return subprocess.run([self.enbeacon, *words], capture_output=True, text=True, check=True).stdout
+
     def ctl_json(self, data: str, *words: str) -> dict:
         return json.loads(self.ctl(data, "--json", *words))
 
@@ -292,9 +317,9 @@ def case_advertise_scan(g: Guest) -> str:
     # Metadata v1.1 (0x50) with the calibration confidence in bits 3:2: 0, "lowest", as the board files
     # shipped here declare until the TX power is measured (Board/README).
     metadata = bytes([0x50, tx_power & 0xFF, 0, 0]).hex()
-    derived = subprocess.run([g.enbeacon, "derive", "--tek", tek, "--interval", str(start), "--count", "144",
-                              "--metadata", metadata, "--json"], capture_output=True, text=True, check=True)
-    expected = {(row["rpi"], row["aem"]) for row in json.loads(derived.stdout)["intervals"]}
+    derived = g.enbeacon_output("derive", "--tek", tek, "--interval", str(start), "--count", "144",
+                                "--metadata", metadata, "--json")
+    expected = {(row["rpi"], row["aem"]) for row in json.loads(derived)["intervals"]}
     strangers = heard - expected
     if strangers:
         raise CaseFailure(f"heard RPI/AEM not derived from the agent's TEK: {sorted(strangers)}")
@@ -349,30 +374,28 @@ def case_user_channel_errors(g: Guest) -> str:
     holder.terminate()
 
     # BlueZ's management interface powers the adapter on, as bluetoothd does; enbeacon takes it over.
-    power = subprocess.run(["timeout", "20", "btmgmt", "--index", str(rig.index), "power", "on"],
-                           capture_output=True, text=True)
-    if "powered" not in power.stdout + power.stderr:
-        say(f"  (btmgmt power on said: {(power.stdout + power.stderr).strip()[:200]})")
+    power = g.power_on_by_bluez(rig.index)
+    if "powered" not in power:
+        say(f"  (btmgmt power on said: {power.strip()[:200]})")
     checked.append(expect_message(g, "powered-by-bluez", [], ["was powered on by another host stack",
                                                              "controller ready"]))
 
-    rfkill = bluetooth_rfkill_switch()
-    write_text(f"{rfkill}/soft", "1")
+    rfkill = bluetooth_rfkill_switch(g)
+    g.write_text(f"{rfkill}/soft", "1")
     try:
         checked.append(expect_message(g, "rfkill", [], ["hci0 is blocked by rfkill", "rfkill unblock"]))
     finally:
-        write_text(f"{rfkill}/soft", "0")
+        g.write_text(f"{rfkill}/soft", "0")
 
     checked.append(expect_message(g, "no-permission", [], ["permission", "CAP_NET_ADMIN"], user=65534))
     return "clear messages for " + ", ".join(checked)
 
 
-def bluetooth_rfkill_switch() -> str:
-    for name in sorted(os.listdir("/sys/class/rfkill")):
+def bluetooth_rfkill_switch(g: Guest) -> str:
+    for name in sorted(g.list_dir("/sys/class/rfkill")):
         path = f"/sys/class/rfkill/{name}"
-        with open(f"{path}/type") as f:
-            if f.read().strip() == "bluetooth":
-                return path
+        if g.read_text(f"{path}/type").strip() == "bluetooth":
+            return path
     raise CaseFailure("no bluetooth rfkill switch in /sys/class/rfkill")
 
 
@@ -483,12 +506,11 @@ def case_serial_console(g: Guest) -> str:
         os.unlink(verdict_path)
     # The board file's console setting selects the serial line (as `--console /dev/ttyS0,115200` would).
     board = os.path.join(g.fresh_directory("serial-board"), "board.conf")
-    with open(board, "w") as f:
-        f.write("name = vm-serial\ntransport = virtual\nclock = trusted\nconsole = /dev/ttyS0,115200\n")
+    g.write_text(board, "name = vm-serial\ntransport = virtual\nclock = trusted\nconsole = /dev/ttyS0,115200\n")
     agent = g.agent("serial", ["--board", board], console_from_board=True)
     agent.wait_log("controller ready", 60)
     wait_until(lambda: "controller" in g.ctl(agent.data, "status"), 30, "the agent to answer ctl")
-    say("@@serial-console-ready")
+    g.serial_console_ready()
     verdict = wait_until(lambda: os.path.exists(verdict_path) and read_json(verdict_path), 90,
                          "the host's verdict on the serial session")
     if not verdict.get("ok"):
