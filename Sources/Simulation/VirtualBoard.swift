@@ -26,6 +26,10 @@ public final class VirtualBoard {
         self.log = log
     }
 
+    /// Where the phones stand, seen from the badge: three bearings 120° apart (cos and sin of 0°, 120° and 240°),
+    /// written out because the board agent links no maths library for them.
+    static let directions: [(x: Double, y: Double)] = [(1, 0), (-0.5, 0.866_025_403_784_438_6), (-0.5, -0.866_025_403_784_438_6)]
+
     public func makeAgentTransport() -> any HCITransport { controller.makeHostTransport() }
 
     public func start() {
@@ -33,8 +37,8 @@ public final class VirtualBoard {
         var placement = randomness.generator(for: "phone-placement")
         for i in 0..<phoneCount {
             let distance = Double.random(in: 1...8, using: &placement)
-            let angle = Double(i) * 2.0944  // spread around the badge, 120° apart
-            let position = RadioPosition(x: distance * CMath.cos(angle), y: distance * CMath.sin(angle))
+            let (x, y) = Self.directions[i % Self.directions.count]
+            let position = RadioPosition(x: distance * x, y: distance * y)
             phones.append(SimulatedPhone(radio: radio, at: position, txPower: Int8.random(in: -8...4, using: &placement),
                                          schedule: schedule, generator: randomness.generator(for: "phone-\(i)")))
         }
