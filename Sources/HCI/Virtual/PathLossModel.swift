@@ -58,8 +58,8 @@ public struct PathLossModel: Hashable, Sendable {
         let z2 = z * z
         var power = z
         var series = 0.0
-        for k in stride(from: 1.0, through: 23.0, by: 2.0) {
-            series += power / k
+        for k in stride(from: 1, through: 23, by: 2) {  // integers: a Double stride steps with fma, libm's too
+            series += power / Double(k)
             power *= z2
         }
         return (exponent * 0.693_147_180_559_945_3 + 2 * series) / 2.302_585_092_994_045_7
