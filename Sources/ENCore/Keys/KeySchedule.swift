@@ -73,6 +73,9 @@ public final class KeySchedule {
     /// AES-128-CTR for the AEMs (only keys with a candidate hit need them): given its cipher once, then only
     /// rekeyed (a NULL cipher reuses the context, so nothing is fetched or allocated per call).
     private let ctrContext: OpaquePointer
+    /// `paddedDataPrefix` as the two words a set's blocks begin with, in memory order.
+    private let prefixHead: UInt64
+    private let prefixTail: UInt32
 
     public init() throws(CryptoError) {
         let stateStride = MemoryLayout<SHA256_CTX>.stride
@@ -97,18 +100,21 @@ public final class KeySchedule {
         EVP_CIPHER_free(ctrCipher)  // the context holds its own reference
         (self.ecbCipher, self.ecb, self.ctrContext) = (ecbCipher, ecb, ctrContext)
         memory = .allocate(byteCount: memoryBytes, alignment: 64)
-        memory.initializeMemory(as: UInt8.self, repeating: 0, count: memoryBytes)
+        // Only the blocks, the states and the sets' intervals are set now. The PaddedData and RPIs (39 kB) are
+        // written as a set is first used: an agent that derives one day's RPIs never touches the other 15 sets'
+        // pages, which stay out of its resident memory.
+        memory.initializeMemory(as: UInt8.self, repeating: 0, count: paddedOffset)
         (memory + statesOffset).bindMemory(to: SHA256_CTX.self, capacity: State.allCases.count)
         // Zero: every set is empty.
         paddedIntervals = (memory + intervalsOffset).bindMemory(to: UInt32.self, capacity: 2 * Self.paddedDays)
         padded = memory + paddedOffset
         rpis = padded + Self.paddedDays * Self.maxBatch * 16
+        (prefixHead, prefixTail) = Self.paddedDataPrefix.withUnsafeBytes {
+            ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        }
 
         // Only `h`, the state words at the start of SHA256_CTX, is carried between compressions (a static
         // assertion in COpenSSL/sha256_block.h holds the layout to it).
-        for j in 0..<Self.paddedDays * Self.maxBatch {
-            for (i, b) in Self.paddedDataPrefix.enumerated() { padded.storeBytes(of: b, toByteOffset: j * 16 + i, as: UInt8.self) }
-        }
         // RFC 5869: no salt is HashLen zero bytes, so each of its HMAC pad blocks is the pad byte alone.
         // Per key, only the first 32 bytes of the expand's pad blocks change (the PRK's length).
         block(.expandInnerPad).update(repeating: 0x36, count: 64)
@@ -214,6 +220,8 @@ public final class KeySchedule {
         let blocks = padded + day &* Self.maxBatch &* 16
         if paddedIntervals[2 &* day] != start.value || paddedIntervals[2 &* day &+ 1] < UInt32(count) {
             for j in 0..<count {
+                blocks.storeBytes(of: prefixHead, toByteOffset: j &* 16, as: UInt64.self)
+                blocks.storeBytes(of: prefixTail, toByteOffset: j &* 16 &+ 8, as: UInt32.self)
                 // The spec's ENIN field is uint32 little-endian; wrap rather than trap at the far end of time.
                 blocks.storeBytes(of: (start.value &+ UInt32(j)).littleEndian, toByteOffset: j &* 16 &+ 12, as: UInt32.self)
             }
