@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the release binary as it ships to a board (Swift runtime linked statically, symbols
-# stripped), prints its size, and fails when it is over budget or carries ICU (the full
-# Foundation's 30+ MB of Unicode tables, which a badge has no use for).
+# Builds the standard build's release binary (Swift runtime linked statically, symbols stripped), as
+# benchmarks on a development machine want it (`bench match --reference`), prints its size, and fails
+# when it is over budget or carries ICU (the full Foundation's 30+ MB of Unicode tables). What ships to a
+# board is Tools/build-board's; CI no longer builds this one (208 s).
 #   Tools/build-release.sh [--max-bytes N]      (default budget: 10 MB, the budget Package.swift states)
 set -euo pipefail
 cd "$(dirname "$0")/.."
