@@ -21,6 +21,8 @@ import sys
 import threading
 import time
 
+import proc_memory  # beside this file
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -863,27 +865,11 @@ def case_idle_memory(g: Guest) -> str:
     pid = agent.process.pid
     if agent.process.poll() is not None:
         raise CaseFailure(f"the agent exited ({agent.process.returncode}) while idle: " + tail(agent.log_path))
-    fields = {}
-    for line in (g.read_text(f"/proc/{pid}/status") + g.read_text(f"/proc/{pid}/smaps_rollup")).splitlines():
-        key, _, value = line.partition(":")
-        if value.strip().endswith("kB"):
-            fields[key.strip()] = int(value.split()[0])
+    fields, by_mapping = proc_memory.memory_figures(g.read_text, pid)
     for key in ("VmRSS", "RssAnon", "RssFile", "RssShmem", "Private_Dirty", "Private_Clean", "Shared_Clean", "Pss"):
         if key in fields:
             say(f"  {key}: {fields[key]:,} kB")
-    # Where it goes: resident and private dirty kB by mapping (file, or [heap], [stack], anonymous).
-    by_mapping: dict[str, list[int]] = {}
-    current = "?"
-    for line in g.read_text(f"/proc/{pid}/smaps").splitlines():
-        words = line.split()
-        if words and "-" in words[0] and ":" not in words[0]:
-            current = os.path.basename(words[5]) if len(words) > 5 else "[anonymous]"
-        elif words and words[0] in ("Rss:", "Private_Dirty:"):
-            totals = by_mapping.setdefault(current, [0, 0])
-            totals[0 if words[0] == "Rss:" else 1] += int(words[1])
-    largest = sorted(by_mapping.items(), key=lambda item: -item[1][0])[:7]
-    say("  by mapping (Rss/Private_Dirty kB): "
-        + ", ".join(f"{name} {rss_kb:,}/{dirty_kb:,}" for name, (rss_kb, dirty_kb) in largest))
+    say("  by mapping (Rss/Private_Dirty kB): " + proc_memory.largest_mappings(by_mapping))
     code = agent.terminate()
     if code != 0:
         raise CaseFailure(f"enbeacon exited {code} on SIGTERM: {tail(agent.log_path)}")
