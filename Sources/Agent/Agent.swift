@@ -28,11 +28,14 @@ public final class Agent {
         public var configuration = Configuration()
         /// Where `setConfiguration` persists changes; nil: changes last for this run only.
         public var configurationFile: ConfigurationFile?
+        /// What `status` says the badge runs (the caller knows its version and the image's boot facts).
+        public var software = SoftwareIdentity(version: "unknown")
         public init() {}
     }
 
     let loop: any EventLoop
     let log: Logger
+    let software: SoftwareIdentity
     let dataDirectory: String
     let clock: Clock
     let driver: ControllerDriver
@@ -94,6 +97,7 @@ public final class Agent {
         self.randomness = randomness
         configuration = settings.configuration
         configurationFile = settings.configurationFile
+        software = settings.software
         let riskModel: RiskModel
         do {
             keyServerSettings = try KeySyncSettings.all(configuration: settings.configuration)

@@ -22,6 +22,7 @@ enum Enbeacon {
           bench        benchmarks that print figures (bench match)
           demo         a care home in virtual time: badges and phones meeting over days
           ctl          run one console command on the running agent (enbeacon ctl help lists them)
+          config       check a configuration file without starting the agent (config check FILE)
           --help       this text;  enbeacon COMMAND --help explains one command
           --version    print the version
         """
@@ -115,6 +116,17 @@ enum Enbeacon {
             do throws(UsageError) {
                 let request = try RunCommand.parse(&arguments)
                 finish(RunCommand.run(request, err: err))
+            } catch {
+                fail(error.message, status: 2)
+            }
+        case "config":
+            if wantsHelp { out.write(ConfigCommand.help + "\n"); finish() }
+            var arguments = Arguments(argv, command: command)
+            do throws(UsageError) {
+                let request = try ConfigCommand.parse(&arguments)
+                do throws(CommandFailure) { try ConfigCommand.run(request, out: out) } catch {
+                    fail("enbeacon config: \(error)", status: 1)
+                }
             } catch {
                 fail(error.message, status: 2)
             }

@@ -95,6 +95,16 @@ enum RunCommand {
         return request
     }
 
+    /// The agent's version, with the badge image's boot facts where the image wrote them (a badge not on the
+    /// image has none: not an error). A file there that cannot be read is logged and left out.
+    static func software(log: Logger) -> SoftwareIdentity {
+        let path = SoftwareIdentity.bootFactsPath
+        do { return SoftwareIdentity(version: Enbeacon.version, bootFacts: try TextFile.contents(of: path, limit: 4096)) } catch {
+            if !error.isMissing { log.warn("\(path): \(error.reason)") }
+            return SoftwareIdentity(version: Enbeacon.version)
+        }
+    }
+
     static func loadBoard(_ name: String, command c: String) throws(UsageError) -> BoardProfile {
         if name == "virtual" { return .virtual }
         let path = name.contains("/") || name.hasSuffix(".conf") ? name : "Board/\(name).conf"
@@ -165,6 +175,7 @@ enum RunCommand {
             return 1
         }
         settings.configurationFile = request.configurationFile
+        settings.software = software(log: log)
         do throws(AgentError) {
             agent = try Agent(loop: loop, settings: settings, log: log, dataDirectory: request.dataDirectory,
                               makeTransport: link.make)
@@ -200,6 +211,10 @@ enum RunCommand {
             return 1
         }
         log.info("enbeacon \(Enbeacon.version) starting on board \(request.board.name), transport \(request.transport)")
+        if settings.software.image != nil { log.info("software: \(settings.software)") }
+        if let slot = settings.software.rolledBackFrom {
+            log.warn("the update on slot \(slot) did not prove itself; the bootloader went back to this slot")
+        }
         link.virtualBoard?.start()
         agent.start()
         // Started by systemd (Type=notify): READY=1, STATUS= lines and watchdog pings from this loop.

@@ -37,7 +37,7 @@ public final class AgentControl {
             storage: (try? agent.store.usage()).map(StorageUsage.init), storageError: agent.sightings.lastError,
             deletionHold: agent.clock.deletionHold, keySync: agent.keyDownload?.status,
             namedKeySyncs: namedKeySyncs, keyShare: agent.keyShare?.status, exposures: agent.exposures.exposures.count,
-            riskVerdict: riskVerdict, indicator: indicator)
+            riskVerdict: riskVerdict, indicator: indicator, software: agent.software)
     }
 
     /// On air as the controller confirmed it, or why not.
@@ -303,4 +303,6 @@ public struct BadgeStatus: Sendable {
     /// Which risk model decided about them, and what.
     public var riskVerdict: ExposureVerdict
     public var indicator: IndicatorReport
+    /// The agent's version, and on the badge image its version, slot and any rollback.
+    public var software: SoftwareIdentity
 }

@@ -66,6 +66,13 @@ public enum AgentConsole {
             o.integer("exposures", s.exposures)
             o.raw("riskVerdict", verdictJSON(s.riskVerdict))
             o.raw("indicator", indicatorJSON(s.indicator))
+            var software = JSONObject()
+            software.string("version", s.software.version)
+            software.string("image", s.software.image)
+            software.string("build", s.software.build)
+            software.string("slot", s.software.slot)
+            software.string("rolledBackFrom", s.software.rolledBackFrom)
+            o.raw("software", software.text)
             return .json(o.text)
         }
         func minutes(_ s: Int64) -> String { s >= 60 ? "\(s / 60) min \(s % 60) s" : "\(s) s" }
@@ -88,6 +95,7 @@ public enum AgentConsole {
             key share    \(shareLine(s.keyShare))
             exposures    \(s.exposures == 0 ? "none" : "\(s.exposures) — see exposures; \(s.riskVerdict.summary)")
             indicator    \(indicatorLine(s.indicator))
+            software     \(s.software)
             """ + (s.deletionHold.map { "\nretention   old data kept: \($0)" } ?? ""))
     }
 }
