@@ -40,6 +40,11 @@ enum Enbeacon {
         }
 
         let arguments = Posix.arguments()
+        // Without /proc (a chroot, an image being built) the arguments cannot be read: starting the agent on the
+        // default board instead of doing what was asked (`enbeacon --version` in a maintainer script) is worse.
+        if arguments.isEmpty {
+            fail("enbeacon: cannot read its command line from /proc/self/cmdline (is /proc mounted?)", status: 2)
+        }
         var argv = arguments.dropFirst()
         let command = argv.first.map { $0.hasPrefix("-") ? "run" : $0 } ?? "run"
         if argv.first == command { argv = argv.dropFirst() }
