@@ -1,12 +1,13 @@
 import ENCore
 import Foundation
 import Testing
+import TestSupport
 
-/// "Every file in ../shared/gaen/fixtures/ is decoded, verified or rejected exactly as its README says":
+/// "Every file in Tests/Fixtures/gaen/exports is decoded, verified or rejected exactly as its README says":
 /// header fields, key count, first and last key from fixtures_manifest.json, and the verdict.
-@Suite(.enabled(if: SharedData.available, SharedData.skipReason))
-struct ExportFixtureTests {
-    static let fixtures = SharedData.gaenDirectory.appendingPathComponent("fixtures")
+@Suite struct ExportFixtureTests {
+    /// Paths of the files below are relative to this folder of Tests/Fixtures.
+    static let exports = TestFixtures.gaenExports + "/"
 
     /// What the README says should happen to each file.
     enum Verdict: Sendable {
@@ -50,17 +51,17 @@ struct ExportFixtureTests {
     ]
 
     static func manifestEntry(_ file: String) throws -> [String: Any] {
-        let manifest = try SharedData.json("fixtures/fixtures_manifest.json")
+        let manifest = try TestFixtures.jsonObject(exports + "fixtures_manifest.json")
         let entries = try #require(manifest["fixtures"] as? [[String: Any]])
         return try #require(entries.first { $0["file"] as? String == file }, "\(file) missing from the manifest")
     }
 
     static func bytes(_ path: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: fixtures.appendingPathComponent(path)))
+        Array(try TestFixtures.data(exports + path))
     }
 
     static func pem(_ path: String) throws -> String {
-        try String(contentsOf: fixtures.appendingPathComponent(path), encoding: .utf8)
+        try TestFixtures.text(exports + path)
     }
 
     /// The keyring a device would have if it trusted the key listed for `file`.
@@ -71,10 +72,12 @@ struct ExportFixtureTests {
     }
 
     @Test func everyFixtureIsCoveredByThisTable() throws {
-        let manifest = try SharedData.json("fixtures/fixtures_manifest.json")
+        let manifest = try TestFixtures.jsonObject(Self.exports + "fixtures_manifest.json")
         let listed = Set((manifest["fixtures"] as? [[String: Any]] ?? []).compactMap { $0["file"] as? String })
-        let onDisk = Set(FileManager.default.enumerator(atPath: Self.fixtures.path)!.compactMap { $0 as? String }
+        let folder = try TestFixtures.path(Self.exports)
+        let onDisk = Set(try #require(FileManager.default.enumerator(atPath: folder)).compactMap { $0 as? String }
             .filter { $0.hasSuffix(".zip") })
+        #expect(!listed.isEmpty)
         #expect(listed == onDisk)
         #expect(Set(Self.cases.map(\.file)) == listed)
     }

@@ -274,7 +274,7 @@ import Testing
 
     /// Every fixture: the header pass, the verifying pass and the key pass read the same header, and the keys
     /// of a verified file are the keys read without verification.
-    @Test(.enabled(if: SharedData.available, SharedData.skipReason), arguments: ExportFixtureTests.cases)
+    @Test(arguments: ExportFixtureTests.cases)
     func fixturesReadAlikeInEveryPass(_ fixture: ExportFixtureTests.Case) throws {
         let bytes = try ExportFixtureTests.bytes(fixture.file)
         let file = try ExportFile(source: InMemoryExportSource(bytes))

@@ -1,15 +1,16 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Every console command through `enbeacon ctl --json` against one running agent on the virtual board,
-/// each answer parsed as the one JSON document scripts rely on (`../shared/CLI.md`). The agent has a
+/// each answer parsed as the one JSON document scripts rely on (`docs/cli.md`). The agent has a
 /// config file and a `file://` key server holding a real export (google-ens-server's test file, with its
 /// public key), so `sync now` downloads, verifies and matches for real. The test fails if the agent has
 /// a command this list does not exercise.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct CtlEveryCommandTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/gaen/fixtures/google-ens-server")
+    /// google-ens-server's export and the public key it verifies with, relative to Tests/Fixtures.
+    static let fixtures = TestFixtures.gaenExports + "/google-ens-server/"
 
     final class Setup {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("enbeacon-every-\(UUID().uuidString)").path
@@ -20,14 +21,15 @@ struct CtlEveryCommandTests {
 
         init() throws {
             try FileManager.default.createDirectory(atPath: root + "/server", withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("testExport-2-records-1-of-1.zip").path,
+            try FileManager.default.copyItem(atPath: try TestFixtures.path(fixtures + "testExport-2-records-1-of-1.zip"),
                                              toPath: root + "/server/export-1.zip")
+            let publicKey = try TestFixtures.path(fixtures + "public.pem")
             try "export-1.zip\n".write(toFile: root + "/server/index.txt", atomically: false, encoding: .utf8)
             try """
                 # written by CtlEveryCommandTests
                 keyserver.style = folder
                 keyserver.base_url = file://\(root)/server/
-                keyserver.public_key = \(fixtures.appendingPathComponent("public.pem").path)
+                keyserver.public_key = \(publicKey)
                 keyserver.key_id = some_id
                 keyserver.key_version = 1
                 risk.threshold = 3
@@ -76,11 +78,7 @@ struct CtlEveryCommandTests {
         }
     }
 
-    static let fixturesAvailable = FileManager.default.fileExists(
-        atPath: fixtures.appendingPathComponent("testExport-2-records-1-of-1.zip").path)
-
-    @Test(.enabled(if: fixturesAvailable, "../shared/gaen/fixtures is absent: the key server needs its export"))
-    func everyCommandAnswersOneJSONDocument() throws {
+    @Test func everyCommandAnswersOneJSONDocument() throws {
         let s = try Setup()
         var exercised: Set<String> = []
         func ok(_ command: String, _ arguments: String = "") throws -> [String: Any] {

@@ -1,20 +1,20 @@
 import ENCore
 import Foundation
 import Testing
+import TestSupport
 
 /// `enbeacon export decode` and `enbeacon export verify` through the binary: output shapes, exit codes,
-/// one-line reasons, on the shared fixtures and on exports this test writes and signs.
+/// one-line reasons, on the published exports in Tests/Fixtures and on exports this test writes and signs.
 @Suite struct ExportCommandTests {
     static let id = VerificationKeyID(id: "999", version: "v1")
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/gaen/fixtures")
-    static var fixturesAvailable: Bool {
-        FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("fixtures_manifest.json").path)
+
+    /// The absolute path of a published export or key, given relative to Tests/Fixtures/gaen/exports.
+    static func fixture(_ path: String) throws -> String {
+        try TestFixtures.path(TestFixtures.gaenExports + "/" + path)
     }
 
-    @Test(.enabled(if: fixturesAvailable, "../shared/gaen/fixtures is absent: skipping the fixture decode"))
-    func decodesGooglesSampleFile() throws {
-        let file = Self.fixtures.appendingPathComponent("google-en-internals/sample_diagnosis_key_file.zip").path
+    @Test func decodesGooglesSampleFile() throws {
+        let file = try Self.fixture("google-en-internals/sample_diagnosis_key_file.zip")
         let r = try Enbeacon.run(["export", "decode", file])
         #expect(r.status == 0 && r.stderr.isEmpty)
         let lines = r.stdout.split(separator: "\n").map(String.init)
@@ -41,11 +41,9 @@ import Testing
         #expect((json["skipped"] as? [String: Any])?["total"] as? Int == 0)
     }
 
-    @Test(.enabled(if: fixturesAvailable, "../shared/gaen/fixtures is absent"))
-    func verifiesAndRejectsFixturesAsTheReadmeSays() throws {
+    @Test func verifiesAndRejectsFixturesAsTheReadmeSays() throws {
         func verify(_ file: String, _ key: String) throws -> Enbeacon.Result {
-            try Enbeacon.run(["export", "verify", Self.fixtures.appendingPathComponent(file).path,
-                              "--key", Self.fixtures.appendingPathComponent(key).path])
+            try Enbeacon.run(["export", "verify", try Self.fixture(file), "--key", try Self.fixture(key)])
         }
         let good = try verify("cwa-app-android/keys.bin.zip", "cwa-app-android/public_key_de.rki.coronawarnapp-dev.pem")
         #expect(good.status == 0 && good.stdout.contains("signed by 262-v1") && good.stdout.contains("24131 keys"))

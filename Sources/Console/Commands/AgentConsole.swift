@@ -4,7 +4,7 @@ import EventLoop
 import HCI
 import SystemIO
 
-/// The agent's console commands (`../shared/CLI.md`), registered in a `CommandTable` that both the
+/// The agent's console commands (`docs/cli.md`), registered in a `CommandTable` that both the
 /// stdin/serial console and the unix socket (`enbeacon ctl`) serve. Each group lives in its own file
 /// (`AgentConsole+Clock`, `+Keys`, `+Share`, `+Radio`, `+Records`, `+Sync`, `+Config`).
 ///

@@ -1,6 +1,6 @@
 import ENCore
 
-/// The third-party export files (../shared/gaen/fixtures) through ENCore's export reader on this CPU, each
+/// The third-party export files (Tests/Fixtures/gaen/exports) through ENCore's export reader on this CPU, each
 /// decoded, verified or rejected as its README says, the same table as ENCoreTests' ExportFixtureTests:
 /// header fields against fixtures_manifest.json, and for a file that verifies, its key count and first and
 /// last key. One check per file.

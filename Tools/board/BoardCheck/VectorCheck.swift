@@ -1,6 +1,6 @@
 import ENCore
 
-/// The official key-schedule vectors (../shared/gaen/test_vectors.json) through ENCore on this CPU: the
+/// The official key-schedule vectors (Tests/Fixtures/gaen/test_vectors.json) through ENCore on this CPU: the
 /// RPIK and AEMK of the TEK, then for each of the 144 intervals its RPI and AEM, and the advertising
 /// payload built from them decoding back to both. One check each for RPIK and AEMK, one per interval.
 enum VectorCheck {
