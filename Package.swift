@@ -42,22 +42,25 @@ let package = Package(
         // services go through, behind the one transport protocol (NetworkTransport) their tests substitute.
         // No badge logic.
         .target(name: "Network", dependencies: ["EventLoop", "SystemIO", "CCurl"], swiftSettings: sizeOptimised),
-        // The badge's services on the loop: clock, keys and advertiser, scanner and sightings, exposures, the two
-        // network services (key download: Agent/KeyDownload; key share: Agent/KeyShare; both made by the agent
-        // from the client `attach(network:)` hands it), configuration, and the control interface the console
-        // goes through.
-        .target(name: "Agent", dependencies: ["ENCore", "EventLoop", "HCI", "Network", "Store", "SystemIO"],
+        // What the badge's services share, below them all: the clock and its trust, the `key = value`
+        // configuration, the exposure log and the notification of exposures, the services' random numbers, the
+        // retry policy of the network services.
+        .target(name: "AgentBase", dependencies: ["ENCore", "EventLoop", "Store", "SystemIO"], swiftSettings: sizeOptimised),
+        // The composition root: the badge's radio, sightings and retention services made and wired on the loop,
+        // with the key download, the key share and the indicators, and `AgentControl`, the one interface the
+        // console, the metrics and the demo reach the badge through.
+        .target(name: "Agent", dependencies: ["AgentBase", "ENCore", "EventLoop", "HCI", "Network", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
         // The REPL (terminal, serial line, pipe), the unix socket for `enbeacon ctl`, and the commands.
-        .target(name: "Console", dependencies: ["Agent", "ENCore", "EventLoop", "HCI", "SystemIO"],
+        .target(name: "Console", dependencies: ["Agent", "AgentBase", "ENCore", "EventLoop", "HCI", "SystemIO"],
                 swiftSettings: sizeOptimised),
         // The badge's metrics for a fleet's monitoring: Prometheus' text format, written for node_exporter's
         // textfile collector. Reads the badge only through AgentControl.
-        .target(name: "Metrics", dependencies: ["Agent", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
+        .target(name: "Metrics", dependencies: ["Agent", "AgentBase", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
         // Badges and phones on a virtual radio: the virtual board, whole-agent simulations, the demo.
-        .target(name: "Simulation", dependencies: ["Agent", "Network", "ENCore", "EventLoop", "HCI", "Store", "SystemIO"],
+        .target(name: "Simulation", dependencies: ["Agent", "AgentBase", "Network", "ENCore", "EventLoop", "HCI", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
-        .executableTarget(name: "enbeacon", dependencies: ["Agent", "Network", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI",
+        .executableTarget(name: "enbeacon", dependencies: ["Agent", "AgentBase", "Network", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI",
                                                            "Store", "SystemIO"],
                           swiftSettings: sizeOptimised),
         // Appends sightings and acknowledges each flush on stdout: the process the power-cut tests kill.
@@ -72,11 +75,11 @@ let package = Package(
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Simulation", "enbeacon-store-writer"]),
         .testTarget(name: "NetworkTests", dependencies: ["TestSupport", "Network", "EventLoop"]),
-        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "Agent", "Network", "Store", "Console", "Metrics",
+        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "Agent", "AgentBase", "Network", "Store", "Console", "Metrics",
                                                        "Simulation", "SystemIO"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "Console", "Simulation", "SystemIO"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "AgentBase", "Console", "Simulation", "SystemIO"]),
         .testTarget(name: "MetricsTests", dependencies: ["TestSupport", "Metrics", "Console", "Simulation"]),
-        .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "Simulation", "Console"]),
+        .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "AgentBase", "Simulation", "Console"]),
         // Runs the built executable: exit codes, stdout and stderr exactly as scripts see them.
         .testTarget(name: "enbeaconTests", dependencies: ["enbeacon", "TestSupport"]),
     ],

@@ -1,4 +1,5 @@
 import Agent
+import AgentBase
 import EventLoop
 import SystemIO
 

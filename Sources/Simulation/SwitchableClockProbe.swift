@@ -1,4 +1,5 @@
 import Agent
+import AgentBase
 
 /// A clock-sync probe whose answer the scenario changes: NTP synchronising (or losing sync) mid-run.
 public final class SwitchableClockProbe: ClockSyncProbe {

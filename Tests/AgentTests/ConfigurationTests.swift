@@ -1,4 +1,5 @@
 import Agent
+import AgentBase
 import Foundation
 import Testing
 import TestSupport

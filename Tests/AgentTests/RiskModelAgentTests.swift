@@ -1,4 +1,5 @@
 @testable import Agent
+@testable import AgentBase
 import Console
 import ENCore
 import Foundation

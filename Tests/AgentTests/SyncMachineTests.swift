@@ -1,4 +1,5 @@
 @testable import Agent
+@testable import AgentBase
 import ENCore
 import Network
 import Testing

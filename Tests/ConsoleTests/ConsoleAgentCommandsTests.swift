@@ -1,3 +1,4 @@
+@testable import AgentBase
 @testable import Console
 import ENCore
 import EventLoop

@@ -1,3 +1,4 @@
+@testable import AgentBase
 import EventLoop
 import ENCore
 import Foundation

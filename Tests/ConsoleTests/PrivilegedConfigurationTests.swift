@@ -1,3 +1,4 @@
+import AgentBase
 @testable import Console
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 @testable import Agent
+@testable import AgentBase
 @testable import Console
 import ENCore
 import EventLoop

@@ -1,3 +1,4 @@
+import AgentBase
 /// The board profile's values in a configuration, under the config file's: the agent's, and `enbeacon match`'s
 /// so that it corrects RSSIs as the badge would.
 extension Configuration {

@@ -1,3 +1,4 @@
+import AgentBase
 /// What one sync may cost, whatever the key server sends: each limit a `sync.*` configuration key with a
 /// generous default, which a server may replace with its own (`keyserver.<name>.max_file_bytes`), each refusal
 /// a log line and a word in `sync` that names the key in force.

@@ -1,3 +1,4 @@
+import AgentBase
 import ENCore
 
 /// What sharing a wearer's keys needs, resolved from the `share.*` keys: where the verification server and the

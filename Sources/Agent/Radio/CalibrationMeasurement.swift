@@ -1,3 +1,4 @@
+import AgentBase
 import HCI
 
 /// `radio calibrate`'s arithmetic: the RSSIs heard from a reference beacon 1 m away, and the correction that

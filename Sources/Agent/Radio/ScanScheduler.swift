@@ -1,3 +1,4 @@
+import AgentBase
 import EventLoop
 import HCI
 

@@ -101,7 +101,7 @@ public final class ExposureLog {
     }
 
     /// Marks exposures as acknowledged in memory only, when writing the mark failed.
-    func acknowledgeForThisRun(_ ids: Set<ExposureID>) {
+    package func acknowledgeForThisRun(_ ids: Set<ExposureID>) {
         acknowledgedIDs.formUnion(ids)
     }
 
