@@ -46,21 +46,25 @@ let package = Package(
         // configuration, the exposure log and the notification of exposures, the services' random numbers, the
         // retry policy of the network services.
         .target(name: "AgentBase", dependencies: ["ENCore", "EventLoop", "Store", "SystemIO"], swiftSettings: sizeOptimised),
+        // Key download: every configured key server's exports fetched on a schedule (index or day listing, the
+        // cursor, limits and retries), verified and matched against the sightings in slices on the loop.
+        .target(name: "KeyDownload", dependencies: ["AgentBase", "ENCore", "EventLoop", "Network", "Store", "SystemIO"],
+                swiftSettings: sizeOptimised),
         // The composition root: the badge's radio, sightings and retention services made and wired on the loop,
         // with the key download, the key share and the indicators, and `AgentControl`, the one interface the
         // console, the metrics and the demo reach the badge through.
-        .target(name: "Agent", dependencies: ["AgentBase", "ENCore", "EventLoop", "HCI", "Network", "Store", "SystemIO"],
+        .target(name: "Agent", dependencies: ["AgentBase", "KeyDownload", "ENCore", "EventLoop", "HCI", "Network", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
         // The REPL (terminal, serial line, pipe), the unix socket for `enbeacon ctl`, and the commands.
-        .target(name: "Console", dependencies: ["Agent", "AgentBase", "ENCore", "EventLoop", "HCI", "SystemIO"],
+        .target(name: "Console", dependencies: ["Agent", "AgentBase", "KeyDownload", "ENCore", "EventLoop", "HCI", "SystemIO"],
                 swiftSettings: sizeOptimised),
         // The badge's metrics for a fleet's monitoring: Prometheus' text format, written for node_exporter's
         // textfile collector. Reads the badge only through AgentControl.
-        .target(name: "Metrics", dependencies: ["Agent", "AgentBase", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
+        .target(name: "Metrics", dependencies: ["Agent", "AgentBase", "KeyDownload", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
         // Badges and phones on a virtual radio: the virtual board, whole-agent simulations, the demo.
         .target(name: "Simulation", dependencies: ["Agent", "AgentBase", "Network", "ENCore", "EventLoop", "HCI", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
-        .executableTarget(name: "enbeacon", dependencies: ["Agent", "AgentBase", "Network", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI",
+        .executableTarget(name: "enbeacon", dependencies: ["Agent", "AgentBase", "KeyDownload", "Network", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI",
                                                            "Store", "SystemIO"],
                           swiftSettings: sizeOptimised),
         // Appends sightings and acknowledges each flush on stdout: the process the power-cut tests kill.
@@ -68,6 +72,10 @@ let package = Package(
 
         // What several test targets share: temporary directories, child processes, the test health authority.
         .target(name: "TestSupport", dependencies: ["EventLoop"], path: "Tests/Support"),
+        // The key sync world (a key server's signed exports beside a badge's stored sightings) that the key
+        // download's tests and the agent's share.
+        .target(name: "KeySyncTestSupport", dependencies: ["TestSupport", "AgentBase", "KeyDownload", "ENCore", "EventLoop",
+                                                           "Network", "Store"], path: "Tests/KeySyncSupport"),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "TestSupport"]),
         // Resources: third-party test data read by path (#filePath), not bundled.
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore", "SystemIO", "TestSupport"], exclude: ["Resources"]),
@@ -75,11 +83,13 @@ let package = Package(
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Simulation", "enbeacon-store-writer"]),
         .testTarget(name: "NetworkTests", dependencies: ["TestSupport", "Network", "EventLoop"]),
-        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "Agent", "AgentBase", "Network", "Store", "Console", "Metrics",
+        .testTarget(name: "KeyDownloadTests", dependencies: ["TestSupport", "KeySyncTestSupport", "KeyDownload", "AgentBase",
+                                                             "Network"]),
+        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "KeySyncTestSupport", "Agent", "AgentBase", "KeyDownload", "Network", "Store", "Console", "Metrics",
                                                        "Simulation", "SystemIO"]),
         .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "AgentBase", "Console", "Simulation", "SystemIO"]),
-        .testTarget(name: "MetricsTests", dependencies: ["TestSupport", "Metrics", "Console", "Simulation"]),
-        .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "AgentBase", "Simulation", "Console"]),
+        .testTarget(name: "MetricsTests", dependencies: ["TestSupport", "KeyDownload", "Metrics", "Console", "Simulation"]),
+        .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "AgentBase", "KeyDownload", "Simulation", "Console"]),
         // Runs the built executable: exit codes, stdout and stderr exactly as scripts see them.
         .testTarget(name: "enbeaconTests", dependencies: ["enbeacon", "TestSupport"]),
     ],

@@ -1,4 +1,5 @@
 import Agent
+import KeyDownload
 
 /// The badge's metrics as Prometheus families, named as its conventions ask: one `enbeacon_` prefix, base
 /// units in the name, `_total` only on counters. What a build is (version, board, transport) goes in

@@ -3,6 +3,7 @@
 @testable import Console
 import ENCore
 import Foundation
+@testable import KeyDownload
 import Testing
 import TestSupport
 

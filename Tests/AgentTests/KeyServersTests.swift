@@ -5,6 +5,8 @@ import ENCore
 import EventLoop
 import Foundation
 import HCI
+@testable import KeyDownload
+import KeySyncTestSupport
 import Network
 import Simulation
 import Testing

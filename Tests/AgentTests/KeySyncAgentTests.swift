@@ -4,6 +4,8 @@ import ENCore
 import EventLoop
 import Foundation
 import HCI
+@testable import KeyDownload
+import KeySyncTestSupport
 import Testing
 import Simulation
 import Network

@@ -6,6 +6,7 @@ import EventLoop
 import Foundation
 import Network
 import Simulation
+import KeySyncTestSupport
 import Testing
 import TestSupport
 

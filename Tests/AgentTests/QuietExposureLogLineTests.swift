@@ -3,6 +3,8 @@
 import ENCore
 import EventLoop
 import HCI
+@testable import KeyDownload
+import KeySyncTestSupport
 import Network
 import Simulation
 import Testing

@@ -4,6 +4,8 @@ import Console
 import ENCore
 import Foundation
 import HCI
+@testable import KeyDownload
+import KeySyncTestSupport
 import Network
 import Simulation
 import Testing

@@ -3,6 +3,8 @@
 import ENCore
 import Foundation
 import HCI
+@testable import KeyDownload
+import KeySyncTestSupport
 import Network
 import Simulation
 import Testing

@@ -4,6 +4,7 @@
 import ENCore
 import EventLoop
 import HCI
+@testable import KeyDownload
 import Simulation
 import SystemIO
 import Testing

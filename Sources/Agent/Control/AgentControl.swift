@@ -2,6 +2,7 @@ import AgentBase
 import ENCore
 import EventLoop
 import HCI
+import KeyDownload
 import Store
 import SystemIO
 

@@ -1,3 +1,4 @@
+import KeyDownload
 /// The badge's state and counters as numbers, for a fleet's monitoring: what Prometheus scrapes or reads
 /// from node_exporter's textfile. Exposures appear only as a count and a time: never a key, an RPI or an
 /// address (nothing here can hold one).

@@ -1,6 +1,7 @@
-import Agent
 import ENCore
 import Foundation
+import KeyDownload
+import KeySyncTestSupport
 import Testing
 import Network
 import TestSupport

@@ -1,4 +1,4 @@
-@testable import Agent
+@testable import KeyDownload
 import Testing
 
 /// The key servers' turns on `SyncTurns` alone: no process, socket, file or loop.

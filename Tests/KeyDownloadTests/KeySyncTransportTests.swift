@@ -1,4 +1,5 @@
-import Agent
+import KeyDownload
+import KeySyncTestSupport
 import AgentBase
 import Foundation
 import Network

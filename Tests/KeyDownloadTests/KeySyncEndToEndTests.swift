@@ -1,8 +1,9 @@
-import Agent
 import AgentBase
 import ENCore
 import EventLoop
 import Foundation
+import KeyDownload
+import KeySyncTestSupport
 import Testing
 import TestSupport
 import Network

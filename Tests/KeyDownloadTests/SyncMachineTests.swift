@@ -1,6 +1,6 @@
-@testable import Agent
 @testable import AgentBase
 import ENCore
+@testable import KeyDownload
 import Network
 import Testing
 
