@@ -50,13 +50,17 @@ let package = Package(
         // cursor, limits and retries), verified and matched against the sightings in slices on the loop.
         .target(name: "KeyDownload", dependencies: ["AgentBase", "ENCore", "EventLoop", "Network", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
+        // Key share: the wearer's keys shared through the health authority (verification code, certificate,
+        // publication, with retries and chaff), its record kept across restarts.
+        .target(name: "KeyShare", dependencies: ["AgentBase", "ENCore", "EventLoop", "Network", "SystemIO"],
+                swiftSettings: sizeOptimised),
         // The composition root: the badge's radio, sightings and retention services made and wired on the loop,
         // with the key download, the key share and the indicators, and `AgentControl`, the one interface the
         // console, the metrics and the demo reach the badge through.
-        .target(name: "Agent", dependencies: ["AgentBase", "KeyDownload", "ENCore", "EventLoop", "HCI", "Network", "Store", "SystemIO"],
+        .target(name: "Agent", dependencies: ["AgentBase", "KeyDownload", "KeyShare", "ENCore", "EventLoop", "HCI", "Network", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
         // The REPL (terminal, serial line, pipe), the unix socket for `enbeacon ctl`, and the commands.
-        .target(name: "Console", dependencies: ["Agent", "AgentBase", "KeyDownload", "ENCore", "EventLoop", "HCI", "SystemIO"],
+        .target(name: "Console", dependencies: ["Agent", "AgentBase", "KeyDownload", "KeyShare", "ENCore", "EventLoop", "HCI", "SystemIO"],
                 swiftSettings: sizeOptimised),
         // The badge's metrics for a fleet's monitoring: Prometheus' text format, written for node_exporter's
         // textfile collector. Reads the badge only through AgentControl.
@@ -85,9 +89,10 @@ let package = Package(
         .testTarget(name: "NetworkTests", dependencies: ["TestSupport", "Network", "EventLoop"]),
         .testTarget(name: "KeyDownloadTests", dependencies: ["TestSupport", "KeySyncTestSupport", "KeyDownload", "AgentBase",
                                                              "Network"]),
-        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "KeySyncTestSupport", "Agent", "AgentBase", "KeyDownload", "Network", "Store", "Console", "Metrics",
+        .testTarget(name: "KeyShareTests", dependencies: ["TestSupport", "KeyShare", "AgentBase", "Network"]),
+        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "KeySyncTestSupport", "Agent", "AgentBase", "KeyDownload", "KeyShare", "Network", "Store", "Console", "Metrics",
                                                        "Simulation", "SystemIO"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "AgentBase", "Console", "Simulation", "SystemIO"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "AgentBase", "KeyShare", "Console", "Simulation", "SystemIO"]),
         .testTarget(name: "MetricsTests", dependencies: ["TestSupport", "KeyDownload", "Metrics", "Console", "Simulation"]),
         .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "AgentBase", "KeyDownload", "Simulation", "Console"]),
         // Runs the built executable: exit codes, stdout and stderr exactly as scripts see them.

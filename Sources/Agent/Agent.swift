@@ -3,6 +3,7 @@ import ENCore
 import EventLoop
 import HCI
 import KeyDownload
+import KeyShare
 import Network
 import Store
 import SystemIO

@@ -6,6 +6,7 @@ import EventLoop
 import Foundation
 import Glibc
 import HCI
+@testable import KeyShare
 import Network
 import Metrics
 import Simulation

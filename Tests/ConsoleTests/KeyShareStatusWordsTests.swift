@@ -1,6 +1,7 @@
 @testable import Console
 import Agent
 import ENCore
+import KeyShare
 import Testing
 
 /// How `keys share status`, `status` and `--json` put a share, from its status alone: no agent, process, socket

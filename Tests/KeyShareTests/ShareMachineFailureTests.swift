@@ -1,5 +1,5 @@
-@testable import Agent
 import ENCore
+@testable import KeyShare
 import Testing
 
 /// What goes wrong in a key share, and what staff are told, on `ShareMachine` alone. Each test names the test

@@ -1,5 +1,5 @@
-@testable import Agent
 import ENCore
+@testable import KeyShare
 import Network
 
 /// `ShareMachine` with a driver that does nothing but write down: no loop, transport, file or clock. It performs

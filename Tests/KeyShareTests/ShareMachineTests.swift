@@ -1,4 +1,4 @@
-@testable import Agent
+@testable import KeyShare
 import ENCore
 import Testing
 

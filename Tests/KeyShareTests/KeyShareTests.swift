@@ -1,8 +1,8 @@
-@testable import Agent
 @testable import AgentBase
 import ENCore
 import EventLoop
 import Foundation
+@testable import KeyShare
 import Network
 import SystemIO
 import Testing

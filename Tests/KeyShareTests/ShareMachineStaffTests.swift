@@ -1,5 +1,5 @@
-@testable import Agent
 import ENCore
+@testable import KeyShare
 import Testing
 
 /// Restarts, `keys share cancel`, `wipe`, stopping, and chaff, on `ShareMachine` alone. Each test names the test
