@@ -54,19 +54,23 @@ let package = Package(
         // publication, with retries and chaff), its record kept across restarts.
         .target(name: "KeyShare", dependencies: ["AgentBase", "ENCore", "EventLoop", "Network", "SystemIO"],
                 swiftSettings: sizeOptimised),
+        // The indicators: the LED, buzzer and button (GPIO character device lines, or virtual ones), the patterns
+        // of the badge's state and its signals, the button's gestures. Told the badge's state by the agent
+        // (IndicatorInputs); they know nothing of it.
+        .target(name: "Indicators", dependencies: ["ENCore", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
         // The composition root: the badge's radio, sightings and retention services made and wired on the loop,
         // with the key download, the key share and the indicators, and `AgentControl`, the one interface the
         // console, the metrics and the demo reach the badge through.
-        .target(name: "Agent", dependencies: ["AgentBase", "KeyDownload", "KeyShare", "ENCore", "EventLoop", "HCI", "Network", "Store", "SystemIO"],
+        .target(name: "Agent", dependencies: ["AgentBase", "Indicators", "KeyDownload", "KeyShare", "ENCore", "EventLoop", "HCI", "Network", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
         // The REPL (terminal, serial line, pipe), the unix socket for `enbeacon ctl`, and the commands.
-        .target(name: "Console", dependencies: ["Agent", "AgentBase", "KeyDownload", "KeyShare", "ENCore", "EventLoop", "HCI", "SystemIO"],
+        .target(name: "Console", dependencies: ["Agent", "AgentBase", "Indicators", "KeyDownload", "KeyShare", "ENCore", "EventLoop", "HCI", "SystemIO"],
                 swiftSettings: sizeOptimised),
         // The badge's metrics for a fleet's monitoring: Prometheus' text format, written for node_exporter's
         // textfile collector. Reads the badge only through AgentControl.
         .target(name: "Metrics", dependencies: ["Agent", "AgentBase", "KeyDownload", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
         // Badges and phones on a virtual radio: the virtual board, whole-agent simulations, the demo.
-        .target(name: "Simulation", dependencies: ["Agent", "AgentBase", "Network", "ENCore", "EventLoop", "HCI", "Store", "SystemIO"],
+        .target(name: "Simulation", dependencies: ["Agent", "AgentBase", "Indicators", "Network", "ENCore", "EventLoop", "HCI", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
         .executableTarget(name: "enbeacon", dependencies: ["Agent", "AgentBase", "KeyDownload", "Network", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI",
                                                            "Store", "SystemIO"],
@@ -90,7 +94,8 @@ let package = Package(
         .testTarget(name: "KeyDownloadTests", dependencies: ["TestSupport", "KeySyncTestSupport", "KeyDownload", "AgentBase",
                                                              "Network"]),
         .testTarget(name: "KeyShareTests", dependencies: ["TestSupport", "KeyShare", "AgentBase", "Network"]),
-        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "KeySyncTestSupport", "Agent", "AgentBase", "KeyDownload", "KeyShare", "Network", "Store", "Console", "Metrics",
+        .testTarget(name: "IndicatorsTests", dependencies: ["Indicators", "EventLoop", "SystemIO"]),
+        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "KeySyncTestSupport", "Agent", "AgentBase", "Indicators", "KeyDownload", "KeyShare", "Network", "Store", "Console", "Metrics",
                                                        "Simulation", "SystemIO"]),
         .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "AgentBase", "KeyShare", "Console", "Simulation", "SystemIO"]),
         .testTarget(name: "MetricsTests", dependencies: ["TestSupport", "KeyDownload", "Metrics", "Console", "Simulation"]),

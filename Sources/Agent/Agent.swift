@@ -2,6 +2,7 @@ import AgentBase
 import ENCore
 import EventLoop
 import HCI
+import Indicators
 import KeyDownload
 import KeyShare
 import Network
@@ -136,7 +137,7 @@ public final class Agent {
         self.link = link
         indicator = IndicatorService(
             loop: loop, log: log,
-            inputs: { link.agent?.indicatorInputs ?? IndicatorInputs(broadcast: .waitingForController(.stopped)) },
+            inputs: { link.agent?.indicatorInputs ?? IndicatorInputs(broadcast: .waitingForController) },
             acknowledge: { link.agent?.acknowledgeExposureSignal() ?? 0 })
         notifier.onNotified = { _ in link.agent?.indicator.refresh() }
 
@@ -350,7 +351,7 @@ public final class Agent {
 
     var indicatorInputs: IndicatorInputs {
         let phase = driver.phase
-        return IndicatorInputs(broadcast: broadcastState,
+        return IndicatorInputs(broadcast: broadcastState.indicatorBroadcast,
                                controllerFault: phase != .ready && phase != .stopped && driver.lastProblem != nil,
                                storageFault: sightings.lastError != nil,
                                exposuresToAcknowledge: exposuresToAcknowledge.count,

@@ -3,6 +3,7 @@ import AgentBase
 import ENCore
 import EventLoop
 import HCI
+import Indicators
 import Store
 import SystemIO
 

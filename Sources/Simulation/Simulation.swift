@@ -1,6 +1,7 @@
 import Agent
 import AgentBase
 import ENCore
+import Indicators
 import Network
 import Store
 import SystemIO

@@ -1,6 +1,7 @@
 import AgentBase
 import ENCore
 import HCI
+import Indicators
 
 /// A board profile (`Board/<NAME>.conf`): `key = value` lines describing the hardware the agent runs on.
 /// The `virtual` board is built in, so `enbeacon` runs anywhere with no files and no hardware.

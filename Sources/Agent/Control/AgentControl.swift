@@ -2,6 +2,7 @@ import AgentBase
 import ENCore
 import EventLoop
 import HCI
+import Indicators
 import KeyDownload
 import KeyShare
 import Store

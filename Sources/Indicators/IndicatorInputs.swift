@@ -1,8 +1,21 @@
-import HCI
-
-/// What the indicator's state is derived from: facts the agent already keeps for `status`.
+/// What the indicator's state is derived from: facts the agent already keeps for `status`, in the indicator's
+/// own terms, so that the indicators need nothing of the agent (the agent maps its broadcast state onto
+/// `Broadcast`).
 public struct IndicatorInputs: Equatable, Sendable {
-    public var broadcast: BroadcastState
+    /// Whether the badge is on air and, if not, the reason the indicator tells apart.
+    public enum Broadcast: Equatable, Sendable {
+        /// On air, or asked for and about to be confirmed: as far as anyone can tell, on air.
+        case onAir
+        /// Exposure Notification is off (`en off`).
+        case switchedOff
+        case waitingForClock
+        /// The day's new key could not be written, so the badge may not go on air.
+        case keyNotStored
+        /// The controller is not ready (starting, resetting, gone).
+        case waitingForController
+    }
+
+    public var broadcast: Broadcast
     /// The controller is not ready and the last thing it did was fail (gone, timed out, a hardware error).
     public var controllerFault: Bool
     /// Sightings could not be written at the last attempt.
@@ -12,7 +25,7 @@ public struct IndicatorInputs: Equatable, Sendable {
     /// Any exposure is recorded, acknowledged or not (a long press shows it).
     public var exposuresRecorded: Bool
 
-    public init(broadcast: BroadcastState, controllerFault: Bool = false, storageFault: Bool = false,
+    public init(broadcast: Broadcast, controllerFault: Bool = false, storageFault: Bool = false,
                 exposuresToAcknowledge: Int = 0, exposuresRecorded: Bool = false) {
         self.broadcast = broadcast
         self.controllerFault = controllerFault
@@ -30,9 +43,8 @@ public struct IndicatorInputs: Equatable, Sendable {
         case .keyNotStored: return .storageFault
         case _ where controllerFault: return .controllerFault
         case .switchedOff: return .switchedOff
-        case .waitingForTrustedClock: return .waitingForClock
-        // Asked for and about to be confirmed (a rotation under way): still on air as far as anyone can tell.
-        case .onAir, .notYetConfirmed: return .onAir
+        case .waitingForClock: return .waitingForClock
+        case .onAir: return .onAir
         case .waitingForController: return .starting
         }
     }

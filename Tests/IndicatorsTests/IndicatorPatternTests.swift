@@ -1,5 +1,5 @@
-import Agent
 import EventLoop
+import Indicators
 import Testing
 
 extension IndicatorScheduler {
@@ -179,14 +179,14 @@ extension IndicatorScheduler {
     func statePrecedence() {
         let onAir = IndicatorInputs(broadcast: .onAir)
         #expect(onAir.state == .onAir)
-        #expect(IndicatorInputs(broadcast: .notYetConfirmed).state == .onAir)
-        #expect(IndicatorInputs(broadcast: .waitingForController(.initializing)).state == .starting)
-        #expect(IndicatorInputs(broadcast: .waitingForController(.waitingToReconnect), controllerFault: true).state == .controllerFault)
-        #expect(IndicatorInputs(broadcast: .waitingForTrustedClock).state == .waitingForClock)
-        #expect(IndicatorInputs(broadcast: .waitingForTrustedClock, controllerFault: true).state == .controllerFault)
+        #expect(IndicatorInputs(broadcast: .waitingForController).state == .starting)
+        #expect(IndicatorInputs(broadcast: .waitingForController, controllerFault: true).state == .controllerFault)
+        #expect(IndicatorInputs(broadcast: .waitingForClock).state == .waitingForClock)
+        #expect(IndicatorInputs(broadcast: .waitingForClock, controllerFault: true).state == .controllerFault)
         #expect(IndicatorInputs(broadcast: .switchedOff).state == .switchedOff)
         #expect(IndicatorInputs(broadcast: .onAir, storageFault: true).state == .storageFault)
-        #expect(IndicatorInputs(broadcast: .keyNotStored(.init(call: "write", code: 28))).state == .storageFault)
+        #expect(IndicatorInputs(broadcast: .keyNotStored).state == .storageFault)
+        #expect(IndicatorInputs(broadcast: .keyNotStored, controllerFault: true).state == .storageFault)
         #expect(IndicatorInputs(broadcast: .switchedOff, controllerFault: true, storageFault: true,
                                 exposuresToAcknowledge: 1).state == .exposureFound)
     }

@@ -1,5 +1,5 @@
-import Agent
 import EventLoop
+import Indicators
 import SystemIO
 import Testing
 
@@ -89,7 +89,7 @@ final class RecordingOutput: IndicatorOutput {
         #expect(rig.buzzer.timeline(from: switched, until: rig.loop.now) == ["0 on", "200 off", "400 on", "600 off", "800 on"])
         #expect(rig.lines.contains("indicator: exposure found: fast blinking, three beeps every 10 s, until acknowledged"))
         // Without refresh the controller fault shows at the next step of the pattern, within 0.2 s here.
-        rig.inputs = IndicatorInputs(broadcast: .waitingForController(.waitingToReconnect), controllerFault: true)
+        rig.inputs = IndicatorInputs(broadcast: .waitingForController, controllerFault: true)
         rig.run(.seconds(1))
         #expect(rig.service.state == .controllerFault)
     }
@@ -118,7 +118,7 @@ final class RecordingOutput: IndicatorOutput {
     @Test("a long press shows the status while the button is still held; a press ends a find")
     func longPressAndFind() {
         let rig = Rig()
-        rig.inputs = IndicatorInputs(broadcast: .waitingForTrustedClock, exposuresRecorded: true)
+        rig.inputs = IndicatorInputs(broadcast: .waitingForClock, exposuresRecorded: true)
         rig.service.start()
         rig.run(.seconds(6))
         rig.button.press()
