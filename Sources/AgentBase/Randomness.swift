@@ -4,11 +4,11 @@ import ENCore
 /// (TEKs, addresses, timing). Simulations use a seed so a run can be replayed; each service then gets
 /// its own stream, derived from the seed and the service's name, so adding a draw in one service does
 /// not shift every other.
-public enum Randomness: Sendable {
+package enum Randomness: Sendable {
     case system
     case seeded(UInt64)
 
-    public func generator(for service: String) -> ServiceRandom {
+    package func generator(for service: String) -> ServiceRandom {
         switch self {
         case .system:
             return .system
@@ -22,16 +22,16 @@ public enum Randomness: Sendable {
 
 /// One service's random numbers: the kernel CSPRNG, or a seeded stream in simulations. A concrete type, not
 /// `any RandomNumberGenerator`: the board build (Embedded Swift) cannot call generic methods on that.
-public struct ServiceRandom: RandomNumberGenerator, Sendable {
+package struct ServiceRandom: RandomNumberGenerator, Sendable {
     private var seeded: SplitMix64?
 
-    public static let system = ServiceRandom(seeded: nil)
+    package static let system = ServiceRandom(seeded: nil)
 
-    public init(seed: UInt64) { seeded = SplitMix64(seed: seed) }
+    package init(seed: UInt64) { seeded = SplitMix64(seed: seed) }
 
     private init(seeded: SplitMix64?) { self.seeded = seeded }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         guard seeded != nil else {
             var system = SystemRandomNumberGenerator()
             return system.next()

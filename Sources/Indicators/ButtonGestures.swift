@@ -7,34 +7,34 @@ import EventLoop
 /// A level counts once it has held for `settleTime` with no edge after it; shorter blips are bounces. Pure:
 /// the caller feeds edges with their times (the kernel's timestamps, so a busy loop does not shorten a press)
 /// and calls `advance(to:)` at `nextDeadline`.
-public struct ButtonGestures: Sendable {
-    public enum Gesture: Equatable, Sendable {
+package struct ButtonGestures: Sendable {
+    package enum Gesture: Equatable, Sendable {
         case shortPress
         case longPress
     }
 
-    public static let settleTime = Duration.milliseconds(30)
-    public static let longPressTime = Duration.seconds(2)
+    package static let settleTime = Duration.milliseconds(30)
+    package static let longPressTime = Duration.seconds(2)
 
     /// The level of the last edge seen and when it came.
     private var raw: (pressed: Bool, since: MonotonicInstant)?
     /// The debounced level.
-    public private(set) var isPressed = false
+    package private(set) var isPressed = false
     /// When the debounced press began, and whether it has been reported as a long press.
     private var press: (start: MonotonicInstant, reportedLong: Bool)?
 
-    public init() {}
+    package init() {}
 
     /// An edge: the button is now pressed (or released) as of `time`. Edges come in time order; what had
     /// settled before this edge is decided first.
-    public mutating func edge(pressed: Bool, at time: MonotonicInstant) -> [Gesture] {
+    package mutating func edge(pressed: Bool, at time: MonotonicInstant) -> [Gesture] {
         let gestures = advance(to: time)
         raw = (pressed, time)
         return gestures
     }
 
     /// When `advance` should next be called, if anything is pending.
-    public var nextDeadline: MonotonicInstant? {
+    package var nextDeadline: MonotonicInstant? {
         // An edge still settling decides first: a release before the 2 s mark makes a short press of it.
         if let raw, raw.pressed != isPressed { return raw.since + Self.settleTime }
         if let press, isPressed, !press.reportedLong { return press.start + Self.longPressTime }
@@ -42,7 +42,7 @@ public struct ButtonGestures: Sendable {
     }
 
     /// Settles what has held long enough by `now`, and returns the gestures that completed.
-    public mutating func advance(to now: MonotonicInstant) -> [Gesture] {
+    package mutating func advance(to now: MonotonicInstant) -> [Gesture] {
         var gestures: [Gesture] = []
         if let raw, raw.pressed != isPressed, now >= raw.since + Self.settleTime {
             isPressed = raw.pressed

@@ -1,9 +1,9 @@
 /// What the indicator's state is derived from: facts the agent already keeps for `status`, in the indicator's
 /// own terms, so that the indicators need nothing of the agent (the agent maps its broadcast state onto
 /// `Broadcast`).
-public struct IndicatorInputs: Equatable, Sendable {
+package struct IndicatorInputs: Equatable, Sendable {
     /// Whether the badge is on air and, if not, the reason the indicator tells apart.
-    public enum Broadcast: Equatable, Sendable {
+    package enum Broadcast: Equatable, Sendable {
         /// On air, or asked for and about to be confirmed: as far as anyone can tell, on air.
         case onAir
         /// Exposure Notification is off (`en off`).
@@ -15,17 +15,17 @@ public struct IndicatorInputs: Equatable, Sendable {
         case waitingForController
     }
 
-    public var broadcast: Broadcast
+    package var broadcast: Broadcast
     /// The controller is not ready and the last thing it did was fail (gone, timed out, a hardware error).
-    public var controllerFault: Bool
+    package var controllerFault: Bool
     /// Sightings could not be written at the last attempt.
-    public var storageFault: Bool
+    package var storageFault: Bool
     /// Exposures at or above `risk.threshold` not acknowledged yet.
-    public var exposuresToAcknowledge: Int
+    package var exposuresToAcknowledge: Int
     /// Any exposure is recorded, acknowledged or not (a long press shows it).
-    public var exposuresRecorded: Bool
+    package var exposuresRecorded: Bool
 
-    public init(broadcast: Broadcast, controllerFault: Bool = false, storageFault: Bool = false,
+    package init(broadcast: Broadcast, controllerFault: Bool = false, storageFault: Bool = false,
                 exposuresToAcknowledge: Int = 0, exposuresRecorded: Bool = false) {
         self.broadcast = broadcast
         self.controllerFault = controllerFault
@@ -36,7 +36,7 @@ public struct IndicatorInputs: Equatable, Sendable {
 
     /// The state to show, most urgent first: an unacknowledged exposure, then what stops the badge
     /// recording (storage, the controller), then why it is not on air.
-    public var state: IndicatorState {
+    package var state: IndicatorState {
         if exposuresToAcknowledge > 0 { return .exposureFound }
         if storageFault { return .storageFault }
         switch broadcast {

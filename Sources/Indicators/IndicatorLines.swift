@@ -2,7 +2,7 @@ import EventLoop
 import SystemIO
 
 /// An LED or a buzzer the indicator switches: a GPIO output line, or a virtual one.
-public protocol IndicatorOutput: AnyObject {
+package protocol IndicatorOutput: AnyObject {
     /// Where it is, for `status` and the log: `gpiochip0:17 (GPIO17)`, `virtual`.
     var location: String { get }
     /// Lights (sounds) it, or not.
@@ -12,7 +12,7 @@ public protocol IndicatorOutput: AnyObject {
 }
 
 /// The badge's button: a GPIO input line with edge events, or a virtual one.
-public protocol IndicatorButton: AnyObject {
+package protocol IndicatorButton: AnyObject {
     var location: String { get }
     /// Reports every edge, pressed or released, with the time it happened on the loop's clock, until `release`.
     func start(_ edge: @escaping (_ pressed: Bool, _ at: MonotonicInstant) -> Void)
@@ -20,14 +20,14 @@ public protocol IndicatorButton: AnyObject {
 }
 
 /// The indicator lines a board has, and why those configured but missing are missing.
-public struct IndicatorLines {
-    public var led: (any IndicatorOutput)?
-    public var buzzer: (any IndicatorOutput)?
-    public var button: (any IndicatorButton)?
+package struct IndicatorLines {
+    package var led: (any IndicatorOutput)?
+    package var buzzer: (any IndicatorOutput)?
+    package var button: (any IndicatorButton)?
     /// One line per configured line that could not be used, in words: `LED (indicator.led = …): …`.
-    public var problems: [String] = []
+    package var problems: [String] = []
 
-    public init(led: (any IndicatorOutput)? = nil, buzzer: (any IndicatorOutput)? = nil,
+    package init(led: (any IndicatorOutput)? = nil, buzzer: (any IndicatorOutput)? = nil,
                 button: (any IndicatorButton)? = nil, problems: [String] = []) {
         self.led = led
         self.buzzer = buzzer
@@ -35,5 +35,5 @@ public struct IndicatorLines {
         self.problems = problems
     }
 
-    public var isEmpty: Bool { led == nil && buzzer == nil && button == nil }
+    package var isEmpty: Bool { led == nil && buzzer == nil && button == nil }
 }

@@ -3,12 +3,12 @@ import EventLoop
 /// An on/off timeline for the LED and the buzzer: one cycle of steps, played a number of times or until
 /// something else replaces it. A value: `levels(at:)` and `boundary(after:)` answer for any offset into
 /// the pattern, so a pattern is checked without a loop and played by one timer at a time.
-public struct IndicatorPattern: Equatable, Sendable {
-    public struct Step: Equatable, Sendable {
-        public var duration: Duration
-        public var levels: IndicatorLevels
+package struct IndicatorPattern: Equatable, Sendable {
+    package struct Step: Equatable, Sendable {
+        package var duration: Duration
+        package var levels: IndicatorLevels
 
-        public init(_ duration: Duration, _ levels: IndicatorLevels) {
+        package init(_ duration: Duration, _ levels: IndicatorLevels) {
             precondition(duration > .zero, "an indicator step lasts some time")
             self.duration = duration
             self.levels = levels
@@ -16,24 +16,24 @@ public struct IndicatorPattern: Equatable, Sendable {
     }
 
     /// One cycle.
-    public var steps: [Step]
+    package var steps: [Step]
     /// How many cycles; nil: until replaced (a state's pattern).
-    public var cycles: Int?
+    package var cycles: Int?
 
-    public init(_ steps: [Step], cycles: Int? = nil) {
+    package init(_ steps: [Step], cycles: Int? = nil) {
         precondition(!steps.isEmpty, "an indicator pattern has at least one step")
         precondition(cycles.map { $0 > 0 } ?? true, "a pattern plays at least once")
         self.steps = steps
         self.cycles = cycles
     }
 
-    public var cycleLength: Duration { steps.reduce(.zero) { $0 + $1.duration } }
+    package var cycleLength: Duration { steps.reduce(.zero) { $0 + $1.duration } }
 
     /// How long the whole pattern plays; nil for one that repeats until replaced.
-    public var length: Duration? { cycles.map { cycleLength * $0 } }
+    package var length: Duration? { cycles.map { cycleLength * $0 } }
 
     /// The levels `offset` into the pattern; dark once a finite pattern is over.
-    public func levels(at offset: Duration) -> IndicatorLevels {
+    package func levels(at offset: Duration) -> IndicatorLevels {
         guard offset >= .zero, length.map({ offset < $0 }) ?? true else { return .dark }
         var rest = offset.nanosecondsValue % cycleLength.nanosecondsValue
         for step in steps {
@@ -46,7 +46,7 @@ public struct IndicatorPattern: Equatable, Sendable {
 
     /// The first step boundary strictly after `offset`: when the levels may next change. For a finite
     /// pattern, never later than its end.
-    public func boundary(after offset: Duration) -> Duration {
+    package func boundary(after offset: Duration) -> Duration {
         let cycle = cycleLength.nanosecondsValue
         let position = max(offset.nanosecondsValue, -1)
         if position < 0 { return .zero }

@@ -1,8 +1,8 @@
 /// The indicator as `status` and `indicator` show it.
-public struct IndicatorReport: Equatable, Sendable {
-    public struct Output: Equatable, Sendable {
-        public var location: String
-        public var isOn: Bool
+package struct IndicatorReport: Equatable, Sendable {
+    package struct Output: Equatable, Sendable {
+        package var location: String
+        package var isOn: Bool
 
         package init(location: String, isOn: Bool) {
             self.location = location
@@ -10,16 +10,16 @@ public struct IndicatorReport: Equatable, Sendable {
         }
     }
 
-    public var state: IndicatorState
+    package var state: IndicatorState
     /// A find, test or other one-off playing over the state.
-    public var signal: IndicatorSignal?
-    public var led: Output?
-    public var buzzer: Output?
+    package var signal: IndicatorSignal?
+    package var led: Output?
+    package var buzzer: Output?
     /// Where the button is, if the badge has one.
-    public var button: String?
+    package var button: String?
     /// Configured lines that could not be used, and why.
-    public var problems: [String]
-    public var exposuresToAcknowledge: Int
+    package var problems: [String]
+    package var exposuresToAcknowledge: Int
 
     package init(state: IndicatorState, signal: IndicatorSignal?, led: Output?, buzzer: Output?, button: String?,
                  problems: [String], exposuresToAcknowledge: Int) {
@@ -33,5 +33,5 @@ public struct IndicatorReport: Equatable, Sendable {
     }
 
     /// Some line is in use.
-    public var isPresent: Bool { led != nil || buzzer != nil || button != nil }
+    package var isPresent: Bool { led != nil || buzzer != nil || button != nil }
 }

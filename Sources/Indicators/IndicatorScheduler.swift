@@ -7,57 +7,57 @@ import EventLoop
 ///
 /// A state that stays the same keeps its rhythm however often it is shown again; a new state starts its
 /// pattern at once. After a signal the state's pattern starts afresh.
-public struct IndicatorScheduler: Sendable {
-    public private(set) var state: IndicatorState
+package struct IndicatorScheduler: Sendable {
+    package private(set) var state: IndicatorState
     /// Where the state's pattern starts (or started).
     private var stateStart: MonotonicInstant
     /// The signal playing, if any, and when it began.
     private var playing: (signal: IndicatorSignal, start: MonotonicInstant)?
 
-    public init(state: IndicatorState = .starting, at now: MonotonicInstant) {
+    package init(state: IndicatorState = .starting, at now: MonotonicInstant) {
         self.state = state
         stateStart = now
     }
 
     /// The signal playing at `now`, nil once it is over.
-    public func signal(at now: MonotonicInstant) -> IndicatorSignal? {
+    package func signal(at now: MonotonicInstant) -> IndicatorSignal? {
         guard let playing, let end = signalEnd, now >= playing.start, now < end else { return nil }
         return playing.signal
     }
 
     /// Shows `state` from `now`; the state already shown keeps its rhythm.
-    public mutating func show(_ newState: IndicatorState, at now: MonotonicInstant) {
+    package mutating func show(_ newState: IndicatorState, at now: MonotonicInstant) {
         guard newState != state else { return }
         state = newState
         stateStart = now
     }
 
     /// Plays `signal` from `now`, in place of any signal still playing.
-    public mutating func play(_ signal: IndicatorSignal, at now: MonotonicInstant) {
+    package mutating func play(_ signal: IndicatorSignal, at now: MonotonicInstant) {
         playing = (signal, now)
     }
 
     /// Ends the signal playing (a press stops a find); the state's pattern starts afresh at `now`.
-    public mutating func stopSignal(at now: MonotonicInstant) {
+    package mutating func stopSignal(at now: MonotonicInstant) {
         guard signal(at: now) != nil else { return }
         playing = nil
         stateStart = now
     }
 
     /// Forgets a signal that is over, so the state's pattern runs on from where the signal ended.
-    public mutating func advance(to now: MonotonicInstant) {
+    package mutating func advance(to now: MonotonicInstant) {
         guard let end = signalEnd, now >= end else { return }
         stateStart = max(stateStart, end)
         playing = nil
     }
 
-    public func levels(at now: MonotonicInstant) -> IndicatorLevels {
+    package func levels(at now: MonotonicInstant) -> IndicatorLevels {
         if let playing, signal(at: now) != nil { return playing.signal.pattern.levels(at: now - playing.start) }
         return state.pattern.levels(at: now - stateOrigin(at: now))
     }
 
     /// The next instant after `now` at which the levels may change (a step boundary).
-    public func nextStep(after now: MonotonicInstant) -> MonotonicInstant {
+    package func nextStep(after now: MonotonicInstant) -> MonotonicInstant {
         if let playing, signal(at: now) != nil {
             return playing.start + playing.signal.pattern.boundary(after: now - playing.start)
         }

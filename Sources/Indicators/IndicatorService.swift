@@ -9,9 +9,9 @@ import SystemIO
 /// The state is derived afresh at every step of the pattern (every few seconds at most) and whenever the
 /// agent says something changed (`refresh`), from `IndicatorInputs` the agent supplies. Without any line
 /// attached nothing runs.
-public final class IndicatorService {
-    public private(set) var lines = IndicatorLines()
-    public private(set) var isRunning = false
+package final class IndicatorService {
+    package private(set) var lines = IndicatorLines()
+    package private(set) var isRunning = false
 
     private let loop: any EventLoop
     private let log: Logger
@@ -28,7 +28,7 @@ public final class IndicatorService {
 
     /// `inputs`: the facts the state is derived from. `acknowledge`: marks every signalled exposure as
     /// acknowledged and returns how many were.
-    public init(loop: any EventLoop, log: Logger, inputs: @escaping () -> IndicatorInputs,
+    package init(loop: any EventLoop, log: Logger, inputs: @escaping () -> IndicatorInputs,
                 acknowledge: @escaping () -> Int) {
         self.loop = loop
         self.log = log
@@ -38,14 +38,14 @@ public final class IndicatorService {
     }
 
     /// Gives the service its lines (before `start`).
-    public func attach(_ lines: IndicatorLines) {
+    package func attach(_ lines: IndicatorLines) {
         precondition(!isRunning, "indicator lines are attached before the agent starts")
         self.lines = lines
     }
 
-    public var hasOutputs: Bool { lines.led != nil || lines.buzzer != nil }
+    package var hasOutputs: Bool { lines.led != nil || lines.buzzer != nil }
 
-    public func start() {
+    package func start() {
         guard !isRunning, !lines.isEmpty else { return }
         isRunning = true
         lines.button?.start { pressed, time in self.buttonEdge(pressed: pressed, at: time) }
@@ -54,7 +54,7 @@ public final class IndicatorService {
     }
 
     /// Switches the outputs off and gives every line back.
-    public func stop() {
+    package func stop() {
         guard isRunning else { return }
         isRunning = false
         cancelTimers()
@@ -65,7 +65,7 @@ public final class IndicatorService {
     }
 
     /// Looks at the state again now (the agent calls this when an exposure is found, the clock is trusted…).
-    public func refresh() {
+    package func refresh() {
         guard isRunning else { return }
         step()
     }
@@ -74,21 +74,21 @@ public final class IndicatorService {
 
     /// The state as the inputs say now, whether or not any line shows it (the LED follows within one step
     /// of its pattern, 5 s at most).
-    public var state: IndicatorState { inputs().state }
+    package var state: IndicatorState { inputs().state }
 
     /// What the LED and buzzer were last set to (dark when stopped).
-    public var levels: IndicatorLevels { isRunning ? written ?? .dark : .dark }
+    package var levels: IndicatorLevels { isRunning ? written ?? .dark : .dark }
 
     /// The signal playing now, if any.
-    public var signal: IndicatorSignal? { scheduler.signal(at: loop.now) }
+    package var signal: IndicatorSignal? { scheduler.signal(at: loop.now) }
 
     /// `find`: blink and beep for a minute. False without an LED or buzzer.
     @discardableResult
-    public func find() -> Bool { play(.find) }
+    package func find() -> Bool { play(.find) }
 
     /// Ends a find (or any signal) early; false if none was playing.
     @discardableResult
-    public func stopSignal() -> Bool {
+    package func stopSignal() -> Bool {
         guard isRunning, signal != nil else { return false }
         scheduler.stopSignal(at: loop.now)
         step()
@@ -97,17 +97,17 @@ public final class IndicatorService {
 
     /// `indicator test`: every pattern once. False without an LED or buzzer.
     @discardableResult
-    public func test() -> Bool { play(.test) }
+    package func test() -> Bool { play(.test) }
 
     /// The key share's end, with keys at the key server or without: the LED (and buzzer) say so once.
     /// Harmless without lines.
-    public func keyShareFinished(succeeded: Bool) {
+    package func keyShareFinished(succeeded: Bool) {
         play(succeeded ? .keyShareSucceeded : .keyShareFailed)
     }
 
     /// Acknowledges the exposure signal, as a short press does; returns how many exposures were acknowledged.
     @discardableResult
-    public func acknowledge() -> Int {
+    package func acknowledge() -> Int {
         let count = acknowledgeExposures()
         if count > 0 {
             log.info("indicator: exposure signal acknowledged (\(count) exposure(s); they stay recorded)")

@@ -1,5 +1,5 @@
 /// Something played once over the state's pattern, which resumes from its start afterwards.
-public enum IndicatorSignal: Equatable, Sendable, CustomStringConvertible {
+package enum IndicatorSignal: Equatable, Sendable, CustomStringConvertible {
     /// `find`: blink and beep for a minute so staff can locate the badge.
     case find
     /// `indicator test`: every pattern once, one after another.
@@ -12,7 +12,7 @@ public enum IndicatorSignal: Equatable, Sendable, CustomStringConvertible {
     case keyShareSucceeded
     case keyShareFailed
 
-    public var pattern: IndicatorPattern {
+    package var pattern: IndicatorPattern {
         switch self {
         case .find: .find
         case .test: IndicatorTest.pattern
@@ -24,7 +24,7 @@ public enum IndicatorSignal: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// A stable word for `--json`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .find: "find"
         case .test: "test"
@@ -35,7 +35,7 @@ public enum IndicatorSignal: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .find: "find: blinking and beeping every second for a minute"
         case .test: "indicator test: every pattern once"
@@ -51,12 +51,12 @@ public enum IndicatorSignal: Equatable, Sendable, CustomStringConvertible {
 
 /// What `indicator test` plays: each state's pattern once (flash counts without their long pause), then
 /// each signal, each followed by a second of darkness.
-public enum IndicatorTest {
-    public struct Part: Equatable, Sendable {
-        public var name: String
+package enum IndicatorTest {
+    package struct Part: Equatable, Sendable {
+        package var name: String
         /// When it starts, from the start of the test.
-        public var offset: Duration
-        public var length: Duration
+        package var offset: Duration
+        package var length: Duration
     }
 
     static let pause = Duration.seconds(1)
@@ -76,7 +76,7 @@ public enum IndicatorTest {
     ]
 
     /// The parts in the order they play.
-    public static let parts: [Part] = {
+    package static let parts: [Part] = {
         var offset = Duration.zero
         return patterns.map { name, pattern in
             let length = pattern.length ?? pattern.cycleLength

@@ -2,7 +2,7 @@
 /// an exposure the wearer's carers have not acknowledged outranks every fault, a fault outranks waiting, and
 /// a healthy badge on air gives a short flash every few seconds. The flash counts (1 on air, 2 clock,
 /// 3 controller, 4 storage) are also what a long press of the button reports.
-public enum IndicatorState: String, Sendable, CustomStringConvertible {
+package enum IndicatorState: String, Sendable, CustomStringConvertible {
     /// Controller and clock not both ready yet, with nothing known to be wrong.
     case starting
     /// Exposure Notification is off (`en off`).
@@ -17,7 +17,7 @@ public enum IndicatorState: String, Sendable, CustomStringConvertible {
     case exposureFound
 
     /// Flashes per 5 s cycle, and in a long press's status report (0: dark).
-    public var flashCount: Int {
+    package var flashCount: Int {
         switch self {
         case .onAir: 1
         case .waitingForClock: 2
@@ -27,7 +27,7 @@ public enum IndicatorState: String, Sendable, CustomStringConvertible {
         }
     }
 
-    public var pattern: IndicatorPattern {
+    package var pattern: IndicatorPattern {
         switch self {
         case .starting, .switchedOff: .darkness
         case .onAir, .waitingForClock, .controllerFault, .storageFault: .flashes(flashCount)
@@ -36,11 +36,11 @@ public enum IndicatorState: String, Sendable, CustomStringConvertible {
     }
 
     /// What it means and what it looks like, in words for a carer.
-    public var description: String {
+    package var description: String {
         "\(meaning): \(looks)"
     }
 
-    public var meaning: String {
+    package var meaning: String {
         switch self {
         case .starting: "starting"
         case .switchedOff: "Exposure Notification off"
@@ -52,7 +52,7 @@ public enum IndicatorState: String, Sendable, CustomStringConvertible {
         }
     }
 
-    public var looks: String {
+    package var looks: String {
         switch self {
         case .starting, .switchedOff: "dark"
         case .onAir: "one short flash every 5 s"

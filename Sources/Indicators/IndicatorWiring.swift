@@ -2,16 +2,16 @@ import EventLoop
 
 /// The board file's `indicator.led`, `indicator.buzzer` and `indicator.button`: each a GPIO line
 /// (`GPIOLineSpec`) or `virtual`. None set: no indicator, and no GPIO touched.
-public struct IndicatorWiring: Equatable, Sendable {
-    public enum Line: Equatable, Sendable, CustomStringConvertible {
+package struct IndicatorWiring: Equatable, Sendable {
+    package enum Line: Equatable, Sendable, CustomStringConvertible {
         case virtual
         case gpio(GPIOLineSpec)
 
-        public init(parsing text: String) throws(GPIOLineSpec.ParseError) {
+        package init(parsing text: String) throws(GPIOLineSpec.ParseError) {
             self = text == "virtual" ? .virtual : .gpio(try GPIOLineSpec(parsing: text))
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .virtual: "virtual"
             case .gpio(let spec): "\(spec)"
@@ -19,24 +19,24 @@ public struct IndicatorWiring: Equatable, Sendable {
         }
     }
 
-    public var led: Line?
-    public var buzzer: Line?
-    public var button: Line?
+    package var led: Line?
+    package var buzzer: Line?
+    package var button: Line?
 
-    public init(led: Line? = nil, buzzer: Line? = nil, button: Line? = nil) {
+    package init(led: Line? = nil, buzzer: Line? = nil, button: Line? = nil) {
         self.led = led
         self.buzzer = buzzer
         self.button = button
     }
 
-    public static let keys = ["indicator.led", "indicator.buzzer", "indicator.button"]
+    package static let keys = ["indicator.led", "indicator.buzzer", "indicator.button"]
     /// All three virtual: the virtual board's.
-    public static let virtual = IndicatorWiring(led: .virtual, buzzer: .virtual, button: .virtual)
+    package static let virtual = IndicatorWiring(led: .virtual, buzzer: .virtual, button: .virtual)
 
-    public var isEmpty: Bool { led == nil && buzzer == nil && button == nil }
+    package var isEmpty: Bool { led == nil && buzzer == nil && button == nil }
 
     /// Sets the line of one of `keys`.
-    public mutating func set(_ key: String, _ text: String) throws(GPIOLineSpec.ParseError) {
+    package mutating func set(_ key: String, _ text: String) throws(GPIOLineSpec.ParseError) {
         let line = try Line(parsing: text)
         switch key {
         case "indicator.led": led = line
@@ -48,7 +48,7 @@ public struct IndicatorWiring: Equatable, Sendable {
     /// Requests every configured line: GPIO lines through the character device, virtual ones from
     /// `virtual` (made on first need). A line that cannot be had is left out, with a problem saying why, and
     /// the others still serve; each problem is logged.
-    public func open(loop: any EventLoop, log: Logger) -> (lines: IndicatorLines, virtual: VirtualIndicator?) {
+    package func open(loop: any EventLoop, log: Logger) -> (lines: IndicatorLines, virtual: VirtualIndicator?) {
         var lines = IndicatorLines()
         var virtual: VirtualIndicator?
         func virtualIndicator() -> VirtualIndicator {

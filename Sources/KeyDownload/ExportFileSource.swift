@@ -6,17 +6,17 @@ import SystemIO
 ///
 /// `close()` lets the descriptor go until the next read: a download waiting for the rest of its batch holds
 /// none, however many wait.
-public final class ExportFileSource: ExportByteSource {
-    public let file: ReadOnlyFile
+package final class ExportFileSource: ExportByteSource {
+    package let file: ReadOnlyFile
 
-    public init(path: String) throws(TextFileError) { file = try ReadOnlyFile(path: path) }
+    package init(path: String) throws(TextFileError) { file = try ReadOnlyFile(path: path) }
 
-    public var path: String { file.path }
-    public var byteCount: Int { file.byteCount }
+    package var path: String { file.path }
+    package var byteCount: Int { file.byteCount }
 
-    public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(ExportFileError) -> Int {
+    package func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(ExportFileError) -> Int {
         do { return try file.read(at: offset, into: buffer) } catch { throw .read(error.description) }
     }
 
-    public func close() { file.close() }
+    package func close() { file.close() }
 }

@@ -1,5 +1,5 @@
 /// Where diagnosis keys come from, and how that server lists its export files.
-public enum KeyServer: Hashable, Sendable, CustomStringConvertible {
+package enum KeyServer: Hashable, Sendable, CustomStringConvertible {
     /// Google's exposure-notifications-server convention (also a `file://` folder): `index.txt` lists
     /// export paths oldest first, one per line; each is fetched as `baseURL + line`.
     case indexed(indexURL: String, baseURL: String)
@@ -8,7 +8,7 @@ public enum KeyServer: Hashable, Sendable, CustomStringConvertible {
     case cwa(baseURL: String, country: String)
 
     /// What lists the exports.
-    public var listingURL: String {
+    package var listingURL: String {
         switch self {
         case .indexed(let indexURL, _): indexURL
         case .cwa(let base, let country): "\(Self.trimmed(base))/version/v1/diagnosis-keys/country/\(country)/date"
@@ -16,7 +16,7 @@ public enum KeyServer: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The export named by a listing entry (an index line, a day).
-    public func exportURL(for entry: String) -> String {
+    package func exportURL(for entry: String) -> String {
         switch self {
         case .indexed(_, let base): base + entry
         case .cwa: "\(listingURL)/\(entry)"
@@ -24,14 +24,14 @@ public enum KeyServer: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Names the server in the cursor file: a cursor is only meaningful for the server it was made with.
-    public var identity: String {
+    package var identity: String {
         switch self {
         case .indexed(let indexURL, let baseURL): "index \(indexURL) \(baseURL)"
         case .cwa(let base, let country): "cwa \(Self.trimmed(base)) \(country)"
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .indexed(let indexURL, _): indexURL
         case .cwa(let base, let country): "\(Self.trimmed(base)) (Corona-Warn-App, \(country))"
@@ -39,7 +39,7 @@ public enum KeyServer: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The folder part of a URL, up to and including its last slash: the default base of an index.
-    public static func folder(of url: String) -> String {
+    package static func folder(of url: String) -> String {
         guard let slash = url.lastIndex(of: "/") else { return url + "/" }
         return String(url[...slash])
     }

@@ -11,14 +11,14 @@ import Store
 /// A key two servers publish (a national server and the EU gateway's feed of the same keys) is matched by
 /// each, and recorded once: the exposure log keeps one record per key (`ExposureID`, from the key data and
 /// its rolling start), and notifies a record once. Runs take turns (`SyncTurns`): one server's at a time.
-public final class KeyServers {
+package final class KeyServers {
     /// The default server's first, then the named ones by name.
-    public private(set) var syncs: [KeySync] = []
+    package private(set) var syncs: [KeySync] = []
 
     private let make: (KeySyncSettings, Bool) -> KeySync
     private var started = false
 
-    public init(loop: any EventLoop, http: any NetworkTransport, settings: [KeySyncSettings], clock: Clock, store: SightingStore,
+    package init(loop: any EventLoop, http: any NetworkTransport, settings: [KeySyncSettings], clock: Clock, store: SightingStore,
                 exposures: ExposureLog, notifier: ExposureNotifier, schedule: KeySchedule, dataDirectory: String,
                 generator: @escaping (String?) -> ServiceRandom, log: Logger) {
         let turns = SyncTurns()
@@ -32,17 +32,17 @@ public final class KeyServers {
     }
 
     /// The default server's sync (configured or not).
-    public var defaultServer: KeySync { syncs[0] }
+    package var defaultServer: KeySync { syncs[0] }
 
-    public var statuses: [KeySyncStatus] { syncs.map { $0.status } }
+    package var statuses: [KeySyncStatus] { syncs.map { $0.status } }
 
     /// Starts every server's periodic syncing (each logs if it is not configured). Call once the clock is trusted.
-    public func start() {
+    package func start() {
         started = true
         for sync in syncs { sync.start() }
     }
 
-    public func stop() {
+    package func stop() {
         started = false
         for sync in syncs { sync.stop() }
     }
@@ -50,7 +50,7 @@ public final class KeyServers {
     /// A run now on every configured server; `finished` gets every report (with the server's name) once all
     /// have ended. `.started` if any run started, `.alreadyRunning` if every one was under way or waiting.
     @discardableResult
-    public func syncNow(finished: @escaping ([(name: String?, report: SyncReport)]) -> Void = { _ in }) -> SyncRequest {
+    package func syncNow(finished: @escaping ([(name: String?, report: SyncReport)]) -> Void = { _ in }) -> SyncRequest {
         let configured = syncs.filter { $0.settings.server != nil }
         guard !configured.isEmpty else { return .notConfigured }
         var reports: [(name: String?, report: SyncReport)?] = Array(repeating: nil, count: configured.count)
@@ -70,7 +70,7 @@ public final class KeyServers {
 
     /// New settings: a server still configured is reconfigured in place (its run cancelled, its cursor kept
     /// when its URL is the same), a new one made and started, one no longer configured stopped and dropped.
-    public func reconfigure(_ settings: [KeySyncSettings]) {
+    package func reconfigure(_ settings: [KeySyncSettings]) {
         var kept: [KeySync] = []
         for new in settings {
             if let sync = syncs.first(where: { $0.name == new.name }) {

@@ -11,14 +11,14 @@ import Store
 /// date for the embargo and the 14-day window. Without a configured key server it logs that once and stays
 /// idle. Everything happens on the loop; downloads go through `HTTPClient` into temporary files in the data
 /// directory, verification and matching through slices.
-public final class KeySync {
-    public private(set) var settings: KeySyncSettings
-    public private(set) var status = KeySyncStatus()
+package final class KeySync {
+    package private(set) var settings: KeySyncSettings
+    package private(set) var status = KeySyncStatus()
     /// Called after every run that was not cancelled, with its report.
-    public var onRunFinished: (SyncReport) -> Void = { _ in }
-    public var isRunning: Bool { run != nil }
+    package var onRunFinished: (SyncReport) -> Void = { _ in }
+    package var isRunning: Bool { run != nil }
     /// The server's name (`keyserver.<name>.*`), nil for the default server.
-    public var name: String? { settings.name }
+    package var name: String? { settings.name }
 
     private let context: SyncRun.Context
     private var generator: ServiceRandom
@@ -35,7 +35,7 @@ public final class KeySync {
     /// Who asked `syncNow` to tell them how the run ended (the console's `sync now` waits for it).
     private var waiters: [(SyncReport) -> Void] = []
 
-    public convenience init(loop: any EventLoop, http: any NetworkTransport, settings: KeySyncSettings, clock: Clock, store: SightingStore,
+    package convenience init(loop: any EventLoop, http: any NetworkTransport, settings: KeySyncSettings, clock: Clock, store: SightingStore,
                 exposures: ExposureLog, notifier: ExposureNotifier, schedule: KeySchedule, dataDirectory: String,
                 generator: ServiceRandom = .system, log: Logger) {
         self.init(loop: loop, http: http, settings: settings, clock: clock, store: store, exposures: exposures,
@@ -66,7 +66,7 @@ public final class KeySync {
 
     /// Starts periodic syncing; the first run waits `startDelay`, or until `interval` after the last
     /// successful sync (kept across restarts) if that is later. Call once the clock is trusted.
-    public func start() {
+    package func start() {
         guard !started else { return }
         started = true
         guard let server = settings.server else {
@@ -85,7 +85,7 @@ public final class KeySync {
     }
 
     /// Cancels the run in progress and the next one.
-    public func stop() {
+    package func stop() {
         started = false
         if awaitingTurn {
             awaitingTurn = false
@@ -113,7 +113,7 @@ public final class KeySync {
     /// given, gets the report of the run that starts or (`.alreadyRunning`) the one under way, also when it
     /// is cancelled.
     @discardableResult
-    public func syncNow(finished: ((SyncReport) -> Void)? = nil) -> SyncRequest {
+    package func syncNow(finished: ((SyncReport) -> Void)? = nil) -> SyncRequest {
         guard let server = settings.server else { return .notConfigured }
         guard context.clock.isTrusted else { return .clockNotTrusted }
         if let finished { waiters.append(finished) }
@@ -125,7 +125,7 @@ public final class KeySync {
 
     /// New settings (the console changed a key): a run in progress is cancelled, a cursor made for another
     /// server forgotten, and the schedule restarted.
-    public func reconfigure(_ settings: KeySyncSettings) {
+    package func reconfigure(_ settings: KeySyncSettings) {
         let wasStarted = started
         stop()
         self.settings = settings

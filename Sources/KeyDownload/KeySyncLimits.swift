@@ -6,25 +6,25 @@ import AgentBase
 /// Memory is bounded by design, not by these numbers alone: an export goes to a temporary file and is read
 /// 64 KiB at a time, so `maxFileBytes` bounds disk and time. Only the index is held in memory while it is
 /// read (`maxIndexBytes`), and only the lines still to download are kept of it (at most `maxFiles`).
-public struct KeySyncLimits: Equatable, Sendable {
+package struct KeySyncLimits: Equatable, Sendable {
     /// Largest export download, and largest export.bin it may inflate to.
-    public var maxFileBytes = 256 << 20
-    public var maxIndexBytes = 4 << 20
+    package var maxFileBytes = 256 << 20
+    package var maxIndexBytes = 4 << 20
     /// A Corona-Warn-App day list names about 14 days (~200 bytes); it is parsed as JSON, so it gets a
     /// tighter, fixed bound than an index.
-    public static let maxDayListBytes = 64 << 10
-    public var maxIndexLines = 100_000
-    public var maxLineBytes = 1_024
-    public var maxFiles = 1_000
-    public var maxRedirects = 5
-    public var downloadTimeout: Duration = .seconds(3600)
+    package static let maxDayListBytes = 64 << 10
+    package var maxIndexLines = 100_000
+    package var maxLineBytes = 1_024
+    package var maxFiles = 1_000
+    package var maxRedirects = 5
+    package var downloadTimeout: Duration = .seconds(3600)
     /// Bytes a second, over `minimumRateWindow`.
-    public var minimumRate = 1_024
-    public var minimumRateWindow: Duration = .seconds(60)
+    package var minimumRate = 1_024
+    package var minimumRateWindow: Duration = .seconds(60)
     /// Runs in a row that may stop on the same export (its retries used up) before it is skipped.
-    public var giveUpAfterRuns = 3
+    package var giveUpAfterRuns = 3
 
-    public init() {}
+    package init() {}
 
     /// The key that set each limit, by its `sync.*` key's name, where that is the server's own: a refusal names
     /// the key to change.
@@ -32,7 +32,7 @@ public struct KeySyncLimits: Equatable, Sendable {
 
     /// The limits of the server called `server` (nil: the default server): each its own key's value, or the
     /// `sync.*` key's while its own is empty.
-    public init(configuration c: Configuration, server: String? = nil) {
+    package init(configuration c: Configuration, server: String? = nil) {
         var ownKeys: [String: String] = [:]
         func value(_ limit: ConfigurationKey) -> Int {
             let own = ConfigurationKey.keyServerLimit(for: limit).forKeyServer(server)
@@ -53,7 +53,7 @@ public struct KeySyncLimits: Equatable, Sendable {
     }
 
     /// The name of the key that set `limit` (a `sync.*` key) for this server: the server's own, else `limit`'s.
-    public func keyName(_ limit: ConfigurationKey) -> String {
+    package func keyName(_ limit: ConfigurationKey) -> String {
         ownKeys[limit.name] ?? limit.name
     }
 }

@@ -4,36 +4,36 @@ import SystemIO
 
 /// Everything a key sync needs, resolved from the configuration: the server, the verification keyring (from
 /// the PEM file), the risk configurations (from the JSON file), limits and timing.
-public struct KeySyncSettings: Sendable {
+package struct KeySyncSettings: Sendable {
     /// The server's name (`keyserver.<name>.*`); nil for the default server (`keyserver.*`).
-    public var name: String?
+    package var name: String?
     /// Nil: no key server configured, no sync.
-    public var server: KeyServer?
+    package var server: KeyServer?
     /// Exports must verify with one of these keys, or their keys are never used.
-    public var keyring = VerificationKeyring()
+    package var keyring = VerificationKeyring()
     /// PEM file of trusted CAs instead of the system store.
-    public var caFile: String?
-    public var interval: Duration = .seconds(4 * 3600)
+    package var caFile: String?
+    package var interval: Duration = .seconds(4 * 3600)
     /// Up to this much is added to each interval at random, so that many badges do not hit the server at once.
-    public var jitter: Duration = .seconds(300)
+    package var jitter: Duration = .seconds(300)
     /// The first sync after `start` waits at least this long (the radio starts first), at most `interval`.
-    public var startDelay: Duration = .seconds(30)
-    public var limits = KeySyncLimits()
-    public var retry = RetryPolicy()
-    public var riskV1 = RiskDefaults.v1
-    public var riskV2 = RiskDefaults.v2
+    package var startDelay: Duration = .seconds(30)
+    package var limits = KeySyncLimits()
+    package var retry = RetryPolicy()
+    package var riskV1 = RiskDefaults.v1
+    package var riskV2 = RiskDefaults.v2
     /// Diagnosis keys matched per loop slice (`match.batch_keys`).
-    public var keysPerSlice = 200
+    package var keysPerSlice = 200
     /// This badge's RSSI correction, dB (`radio.rssi_correction`), applied to the stored RSSIs as keys are matched.
-    public var rssiCorrection = 0
+    package var rssiCorrection = 0
 
     /// Not configured: `start` logs that there is no key server and nothing is downloaded.
-    public init() {}
+    package init() {}
 
     /// The default server's and each named server's, in that order (`KeyServers` runs one sync for each). A
     /// named server without a URL yet is not configured, as the default is: `config set` gives one key at a
     /// time, and its public key must be accepted before its URL is.
-    public static func all(configuration c: Configuration) throws(ConfigurationError) -> [KeySyncSettings] {
+    package static func all(configuration c: Configuration) throws(ConfigurationError) -> [KeySyncSettings] {
         var all = [try KeySyncSettings(configuration: c)]
         for name in c.keyServerNames { all.append(try KeySyncSettings(configuration: c, server: name)) }
         return all
@@ -43,7 +43,7 @@ public struct KeySyncSettings: Sendable {
     /// server's own limits or the `sync.*` ones, and the `sync.interval_hours`, `risk.config` and `match.*` keys
     /// every server shares, reading the public key and the risk
     /// configuration files. Every error names the key and what is wrong with its value.
-    public init(configuration c: Configuration, server name: String? = nil) throws(ConfigurationError) {
+    package init(configuration c: Configuration, server name: String? = nil) throws(ConfigurationError) {
         self.name = name
         let key = { (setting: ConfigurationKey) in setting.forKeyServer(name) }
         interval = .seconds(c.integer(.syncIntervalHours) * 3600)

@@ -1,6 +1,6 @@
 /// The key sync as the console's `sync` and `status` show it.
-public struct KeySyncStatus: Equatable, Sendable {
-    public enum Phase: Equatable, Sendable, CustomStringConvertible {
+package struct KeySyncStatus: Equatable, Sendable {
+    package enum Phase: Equatable, Sendable, CustomStringConvertible {
         case notConfigured
         /// Configured, waiting for a trusted clock.
         case waitingForClock
@@ -19,7 +19,7 @@ public struct KeySyncStatus: Equatable, Sendable {
         case retrying(attempt: Int, of: Int)
 
         /// A stable one-word name (`sync --json`'s `phase`); the numbers go in fields of their own.
-        public var name: String {
+        package var name: String {
             switch self {
             case .notConfigured: "notConfigured"
             case .waitingForClock: "waitingForClock"
@@ -35,7 +35,7 @@ public struct KeySyncStatus: Equatable, Sendable {
         }
 
         /// In words, for `sync` and `status`.
-        public var description: String {
+        package var description: String {
             switch self {
             case .notConfigured: "not configured (no key server in keyserver.*)"
             case .waitingForClock: "waiting for a trusted clock"
@@ -51,7 +51,7 @@ public struct KeySyncStatus: Equatable, Sendable {
         }
 
         /// Which export of how many, when the phase is about one.
-        public var file: (number: Int, of: Int)? {
+        package var file: (number: Int, of: Int)? {
             switch self {
             case .downloading(let file, let count), .verifying(let file, let count), .matching(let file, let count):
                 (file, count)
@@ -60,37 +60,37 @@ public struct KeySyncStatus: Equatable, Sendable {
         }
     }
 
-    public var phase: Phase = .notConfigured
+    package var phase: Phase = .notConfigured
     /// The server's name (`keyserver.<name>.*`); nil for the default server (`keyserver.*`).
-    public var name: String?
+    package var name: String?
     /// The server, as configured.
-    public var server: String?
+    package var server: String?
     /// What has been processed: "after index line …" or "N days".
-    public var cursor: String = ""
+    package var cursor: String = ""
     /// Unix seconds.
-    public var lastSuccess: Int64?
-    public var lastError: String?
+    package var lastSuccess: Int64?
+    package var lastError: String?
     /// Unix seconds of the next periodic sync, nil while one runs or when none is scheduled.
-    public var nextSync: Int64?
-    public var lastRun: SyncReport?
+    package var nextSync: Int64?
+    package var lastRun: SyncReport?
     /// The run in progress.
-    public var currentRun: SyncReport?
+    package var currentRun: SyncReport?
     /// What every run since the agent started added up to (the metrics' counters).
-    public var totals = Totals()
+    package var totals = Totals()
 
     /// Counts that only grow while the agent runs.
-    public struct Totals: Equatable, Sendable {
-        public var runs = 0
+    package struct Totals: Equatable, Sendable {
+        package var runs = 0
         /// Runs that failed, by where: the listing, an export (download, disk), or anything else.
-        public var listingFailures = 0
-        public var exportFailures = 0
-        public var files = 0
-        public var keys = 0
+        package var listingFailures = 0
+        package var exportFailures = 0
+        package var files = 0
+        package var keys = 0
 
-        public init() {}
+        package init() {}
 
         /// Adds one finished run.
-        public mutating func add(_ report: SyncReport) {
+        package mutating func add(_ report: SyncReport) {
             runs += 1
             files += report.processed
             keys += report.keys
@@ -100,5 +100,5 @@ public struct KeySyncStatus: Equatable, Sendable {
         }
     }
 
-    public init() {}
+    package init() {}
 }

@@ -12,38 +12,38 @@ import SystemIO
 /// It also remembers the entry the last runs stopped on, when its download kept failing (network, 5xx), so
 /// that after `sync.give_up_after_runs` such runs the entry is skipped instead of wedging every sync; and the
 /// keys of processed files that were still under embargo (SPEC §4), to be matched by the first run after it.
-public struct SyncCursor: Equatable, Sendable {
-    public static let fileName = "keysync"
+package struct SyncCursor: Equatable, Sendable {
+    package static let fileName = "keysync"
 
     /// The file of the key server called `name` (`keysync.<name>`); the default server's (nil) keeps the name
     /// it had before servers had names, so an upgraded badge does not download everything again.
-    public static func fileName(forServer name: String?) -> String {
+    package static func fileName(forServer name: String?) -> String {
         name.map { fileName + "." + $0 } ?? fileName
     }
     /// Keys held for a later run, at most: a server publishes a day's keys once the day is over, so even a
     /// large region has a few thousand under embargo at a time. Beyond this, a server sending keys of the
     /// future cannot grow the file.
-    public static let maxHeldKeys = 10_000
+    package static let maxHeldKeys = 10_000
 
     /// An entry whose retries ran out, and in how many runs in a row.
-    public struct Failing: Equatable, Sendable {
-        public var entry: String
-        public var runs: Int
+    package struct Failing: Equatable, Sendable {
+        package var entry: String
+        package var runs: Int
     }
 
     /// `KeyServer.identity` of the server this cursor belongs to.
-    public var server: String
-    public var lastLine: String?
-    public var processedDays: Set<String> = []
+    package var server: String
+    package var lastLine: String?
+    package var processedDays: Set<String> = []
     /// Unix seconds of the last sync that went through to its end.
-    public var lastSuccess: Int64?
-    public var failing: Failing?
+    package var lastSuccess: Int64?
+    package var failing: Failing?
     /// Keys read while under embargo, in the order first held.
-    public var heldKeys: [DiagnosisKey] = []
+    package var heldKeys: [DiagnosisKey] = []
     /// Where in the data directory it is kept: `fileName(forServer:)`. Not in the file.
-    public var fileName = SyncCursor.fileName
+    package var fileName = SyncCursor.fileName
 
-    public init(server: String, fileName: String = SyncCursor.fileName) {
+    package init(server: String, fileName: String = SyncCursor.fileName) {
         self.server = server
         self.fileName = fileName
     }

@@ -1,6 +1,6 @@
 /// What one sync run did, for the log, the console's `sync` and the figures of a benchmark.
-public struct SyncReport: Equatable, Sendable {
-    public enum Outcome: Equatable, Sendable {
+package struct SyncReport: Equatable, Sendable {
+    package enum Outcome: Equatable, Sendable {
         case running
         case succeeded
         /// Stopped early; the next period starts again from the same cursor.
@@ -8,58 +8,58 @@ public struct SyncReport: Equatable, Sendable {
         case cancelled
     }
 
-    public var outcome: Outcome = .running
+    package var outcome: Outcome = .running
     /// Unix seconds.
-    public var startedAt: Int64 = 0
-    public var finishedAt: Int64?
+    package var startedAt: Int64 = 0
+    package var finishedAt: Int64?
     /// Entries in the server's listing, and those not processed before.
-    public var listed = 0
-    public var new = 0
+    package var listed = 0
+    package var new = 0
     /// Exports downloaded, verified and matched (or held for their batch).
-    public var processed = 0
+    package var processed = 0
     /// Exports refused: not a valid zip, or their signature did not verify with the configured key.
-    public var rejected = 0
+    package var rejected = 0
     /// Entries passed over: gone from the server (404/410), refused by a limit (size, redirect), a malformed
     /// index line, or an export that failed `sync.give_up_after_runs` runs in a row.
-    public var skipped = 0
+    package var skipped = 0
     /// New entries left for the next run (`sync.max_files`).
-    public var deferred = 0
+    package var deferred = 0
     /// Why entries were rejected or skipped, one line each, the first `maxRefusals` of the run (the log has
     /// them all).
-    public var refusals: [String] = []
-    public static let maxRefusals = 10
+    package var refusals: [String] = []
+    package static let maxRefusals = 10
     /// Downloads retried after a failure.
-    public var retries = 0
-    public var bytes = 0
+    package var retries = 0
+    package var bytes = 0
     /// Diagnosis keys read from verified exports.
-    public var keys = 0
-    public var matchedKeys = 0
-    public var revokedKeys = 0
+    package var keys = 0
+    package var matchedKeys = 0
+    package var revokedKeys = 0
     /// Keys still under embargo when read (SPEC §4), held for a later run, and keys held by earlier runs
     /// whose embargo ended, matched by this one.
-    public var heldKeys = 0
-    public var releasedKeys = 0
+    package var heldKeys = 0
+    package var releasedKeys = 0
     /// Keys under embargo not held: `SyncCursor.maxHeldKeys` were held already, or the key was not valid until
     /// more than a day after the sync (published before it could even be used).
-    public var droppedHeldKeys = 0
-    public var notValidYetKeys = 0
-    public var newExposures = 0
+    package var droppedHeldKeys = 0
+    package var notValidYetKeys = 0
+    package var newExposures = 0
     /// Wall time waiting for downloads (including retry waits), verifying, and matching (slices only).
-    public var downloadTime: Duration = .zero
-    public var verifyTime: Duration = .zero
-    public var matchTime: Duration = .zero
+    package var downloadTime: Duration = .zero
+    package var verifyTime: Duration = .zero
+    package var matchTime: Duration = .zero
     /// Loop slices the matching took.
-    public var matchSlices = 0
+    package var matchSlices = 0
 
-    public init() {}
+    package init() {}
 
     /// Notes why an entry was rejected or skipped (kept up to `maxRefusals`).
-    public mutating func refuse(_ line: String) {
+    package mutating func refuse(_ line: String) {
         if refusals.count < Self.maxRefusals { refusals.append(line) }
     }
 
     /// One line for the log.
-    public var summary: String {
+    package var summary: String {
         var parts = ["\(new) new of \(listed) listed", "\(processed) processed"]
         if rejected > 0 { parts.append("\(rejected) rejected") }
         if skipped > 0 { parts.append("\(skipped) skipped") }

@@ -1,5 +1,5 @@
 /// The answer to a request for a run now.
-public enum SyncRequest: Equatable, Sendable {
+package enum SyncRequest: Equatable, Sendable {
     case started
     case alreadyRunning
     case notConfigured

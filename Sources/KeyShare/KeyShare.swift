@@ -19,14 +19,14 @@ import SystemIO
 /// machine events (staff's commands, the transport's answers, its timers, the clock and the settings) and
 /// performs the actions it answers with, through the `NetworkTransport`, `DATA/share`, the log and the
 /// notifier.
-public final class KeyShare {
-    public var settings: KeyShareSettings { machine.settings }
+package final class KeyShare {
+    package var settings: KeyShareSettings { machine.settings }
     /// The last failed write of `DATA/share`, nil once one succeeds.
-    public private(set) var storageError: SystemError?
+    package private(set) var storageError: SystemError?
     /// Chaff requests sent since start.
-    public var chaffSent: Int { machine.chaffSent }
+    package var chaffSent: Int { machine.chaffSent }
     /// Called with every outcome once it is on disk (the agent shows the final ones on the LED and buzzer).
-    public var onOutcome: ((ShareOutcome) -> Void)?
+    package var onOutcome: ((ShareOutcome) -> Void)?
 
     private let loop: any EventLoop
     private let clock: Clock
@@ -48,7 +48,7 @@ public final class KeyShare {
     private var answer: ((Result<KeyShareStatus, KeyShareError>) -> Void)?
     private var cancelChaff: (() -> Void)?
 
-    public init(loop: any EventLoop, clock: Clock, ownKeys: @escaping () -> [TemporaryExposureKey],
+    package init(loop: any EventLoop, clock: Clock, ownKeys: @escaping () -> [TemporaryExposureKey],
                 transport: any NetworkTransport, settings: KeyShareSettings, notifier: ExposureNotifier,
                 fileSystem: any FileSystem, dataDirectory: String,
                 generator: ServiceRandom = .system, log: Logger) {
@@ -66,23 +66,23 @@ public final class KeyShare {
 
     /// Resumes what `DATA/share` holds: a share due is published (once the clock is trusted), one whose time
     /// ran out while the badge was off is reported.
-    public func start() { perform(machine.start(at: now)) }
+    package func start() { perform(machine.start(at: now)) }
 
     /// Drops requests under way (a share resumes at the next start) and the timers.
-    public func stop() { perform(machine.stop()) }
+    package func stop() { perform(machine.stop()) }
 
     /// New `share.*` settings: a share waiting because of them is tried again at once.
-    public func reconfigure(_ settings: KeyShareSettings) { perform(machine.reconfigure(settings, at: now)) }
+    package func reconfigure(_ settings: KeyShareSettings) { perform(machine.reconfigure(settings, at: now)) }
 
     /// The clock became trusted, or jumped: what is due is judged by the new time.
-    public func clockChanged() { perform(machine.clockChanged(at: now)) }
+    package func clockChanged() { perform(machine.clockChanged(at: now)) }
 
     // MARK: Staff
 
     /// `keys share CODE`: checks the code with the verification server now; `answer` gets the share as it then
     /// stands, or why the code was not accepted. Throws, before anything leaves the badge, when the share cannot
     /// start at all.
-    public func share(code typed: String, testDate: UTCDay?, symptomOnset: UTCDay?,
+    package func share(code typed: String, testDate: UTCDay?, symptomOnset: UTCDay?,
                       answer: @escaping (Result<KeyShareStatus, KeyShareError>) -> Void) throws(KeyShareError) {
         let actions = try machine.share(code: typed, testDate: testDate, symptomOnset: symptomOnset, at: now)
         self.answer = answer
@@ -91,20 +91,20 @@ public final class KeyShare {
 
     /// `keys share cancel`: ends the share under way; its token is thrown away (a new share needs a new code).
     @discardableResult
-    public func cancel() throws(KeyShareError) -> KeyShareStatus {
+    package func cancel() throws(KeyShareError) -> KeyShareStatus {
         perform(try machine.cancel(at: now))
         return status
     }
 
     /// `wipe`: the share under way and what an earlier publish left are deleted with the keys they are about.
-    public func removeAll() throws(SystemError) {
+    package func removeAll() throws(SystemError) {
         perform(machine.wipe())
         try fileSystem.removeFile(path)
         storageError = nil
         perform(machine.recordDeleted(at: now))
     }
 
-    public var status: KeyShareStatus { machine.status(clockTrusted: clock.isTrusted) }
+    package var status: KeyShareStatus { machine.status(clockTrusted: clock.isTrusted) }
 
     // MARK: Actions
 

@@ -1,7 +1,7 @@
 import ENCore
 
 /// Why `keys share` or `keys share cancel` did nothing. Each message says what to do; none repeats the code.
-public enum KeyShareError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum KeyShareError: Error, Equatable, Sendable, CustomStringConvertible {
     /// These `share.*` keys have no value.
     case notConfigured(missing: [String])
     /// The badge was built without a network client.
@@ -20,7 +20,7 @@ public enum KeyShareError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The agent stopped (or the share was cancelled) before the answer came.
     case interrupted
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notConfigured(let missing):
             "keys share needs \(Self.list(missing)) (the health authority gives them): set "

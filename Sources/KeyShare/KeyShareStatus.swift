@@ -2,8 +2,8 @@ import ENCore
 
 /// The key share as `keys share status` and `status` show it. Holds no secret: whether a token, certificate,
 /// HMAC secret or revision token is held shows as a flag, never as the value.
-public struct KeyShareStatus: Equatable, Sendable {
-    public enum Phase: String, Equatable, Sendable {
+package struct KeyShareStatus: Equatable, Sendable {
+    package enum Phase: String, Equatable, Sendable {
         /// `share.*` lacks a key (`missingKeys`).
         case notConfigured
         /// Nothing under way.
@@ -18,30 +18,30 @@ public struct KeyShareStatus: Equatable, Sendable {
         case retrying
     }
 
-    public var phase: Phase = .notConfigured
+    package var phase: Phase = .notConfigured
     /// The state in words.
-    public var state = ""
+    package var state = ""
     /// `share.*` keys without a value.
-    public var missingKeys: [String] = []
-    public var testType: TestType?
-    public var testDate: UTCDay?
-    public var symptomOnset: UTCDay?
+    package var missingKeys: [String] = []
+    package var testType: TestType?
+    package var testDate: UTCDay?
+    package var symptomOnset: UTCDay?
     /// Unix seconds.
-    public var consentedAt: Int64?
-    public var publishAfter: Int64?
-    public var nextAttemptAt: Int64?
+    package var consentedAt: Int64?
+    package var publishAfter: Int64?
+    package var nextAttemptAt: Int64?
     /// Until when the share can still publish: the token's end, or the certificate's once there is one.
-    public var usableUntil: Int64?
-    public var attempts = 0
-    public var lastError: String?
-    public var holdsToken = false
-    public var holdsCertificate = false
-    public var holdsSecret = false
+    package var usableUntil: Int64?
+    package var attempts = 0
+    package var lastError: String?
+    package var holdsToken = false
+    package var holdsCertificate = false
+    package var holdsSecret = false
     /// What an earlier publish left for a later one.
-    public var holdsRevisionToken = false
-    public var publishedKeys: Int?
-    public var publishedAt: Int64?
-    public var lastOutcome: ShareOutcome?
+    package var holdsRevisionToken = false
+    package var publishedKeys: Int?
+    package var publishedAt: Int64?
+    package var lastOutcome: ShareOutcome?
 
-    public init() {}
+    package init() {}
 }

@@ -2,8 +2,8 @@ import ENCore
 
 /// What happened to a key share, in the words staff see: the last line of `keys share status`, a log line, and
 /// the event `notify.command` reads on stdin. Never holds a code, token, certificate, secret or key.
-public struct ShareOutcome: Equatable, Sendable {
-    public enum Kind: String, Sendable, CaseIterable {
+package struct ShareOutcome: Equatable, Sendable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// The code was accepted; the keys go out once the day of consent has ended.
         case verified
         /// The verification server did not accept the code; nothing was kept.
@@ -24,7 +24,7 @@ public struct ShareOutcome: Equatable, Sendable {
 
     /// Whether the share has ended with keys at the key server (true) or without them (false); nil while it
     /// is under way or when staff ended it, which needs no signal on the badge.
-    public var keysReachedServer: Bool? {
+    package var keysReachedServer: Bool? {
         switch kind {
         case .published, .partiallyPublished: true
         case .failed, .expired, .refused: false
@@ -33,22 +33,22 @@ public struct ShareOutcome: Equatable, Sendable {
     }
 
     /// How long an outcome stays in `status` after it happened.
-    public static let keptSeconds: Int64 = 14 * 86_400
+    package static let keptSeconds: Int64 = 14 * 86_400
 
-    public var kind: Kind
-    public var message: String
+    package var kind: Kind
+    package var message: String
     /// Unix seconds.
-    public var at: Int64
+    package var at: Int64
     /// Keys sent in the publish, when there was one.
-    public var keys: Int?
+    package var keys: Int?
     /// Keys the key server says it stored.
-    public var insertedExposures: Int?
+    package var insertedExposures: Int?
     /// The key server's words about keys it dropped.
-    public var warnings: [String] = []
+    package var warnings: [String] = []
     /// When the next attempt is due (retrying).
-    public var retryAt: Int64?
+    package var retryAt: Int64?
 
-    public init(kind: Kind, message: String, at: Int64, keys: Int? = nil, insertedExposures: Int? = nil,
+    package init(kind: Kind, message: String, at: Int64, keys: Int? = nil, insertedExposures: Int? = nil,
                 warnings: [String] = [], retryAt: Int64? = nil) {
         self.kind = kind
         self.message = message
@@ -61,7 +61,7 @@ public struct ShareOutcome: Equatable, Sendable {
 
     /// The event `notify.command` reads: `{"event":"keyShare","outcome":"published","message":"…","at":…,…}`.
     /// An exposure's document has no `event` member, so a command tells the two apart by it.
-    public var eventJSON: String {
+    package var eventJSON: String {
         var o = JSONObject()
         o.string("event", "keyShare")
         o.string("outcome", kind.rawValue)

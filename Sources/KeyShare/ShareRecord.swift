@@ -7,38 +7,38 @@ import ENCore
 ///
 /// One `name value` line per field; a value runs to the end of its line (none holds a line break: tokens,
 /// certificates and messages are checked or made on the badge).
-public struct ShareRecord: Equatable, Sendable {
-    public static let fileName = "share"
+package struct ShareRecord: Equatable, Sendable {
+    package static let fileName = "share"
 
     /// A share staff started with a valid code and that has not ended yet.
-    public struct Pending: Equatable, Sendable {
+    package struct Pending: Equatable, Sendable {
         /// Unix seconds of consent (the code was verified then).
-        public var consentedAt: Int64
-        public var testType: TestType
-        public var testDate: UTCDay?
-        public var symptomOnset: UTCDay?
+        package var consentedAt: Int64
+        package var testType: TestType
+        package var testDate: UTCDay?
+        package var symptomOnset: UTCDay?
         /// From /api/verify; nil once /api/certificate used it up.
-        public var token: String?
-        public var tokenExpiresAt: Int64
+        package var token: String?
+        package var tokenExpiresAt: Int64
         /// The keys are published at or after this: the UTC midnight after consent plus a random delay.
-        public var publishAfter: Int64
+        package var publishAfter: Int64
         /// The certificate for `keyStarts` under `secret`, once /api/certificate gave it.
-        public var certificate: String?
-        public var certificateExpiresAt: Int64?
+        package var certificate: String?
+        package var certificateExpiresAt: Int64?
         /// The HMAC secret the certificate was asked with.
-        public var secret: [UInt8]?
+        package var secret: [UInt8]?
         /// The rolling starts of exactly the keys the certificate covers (the keys themselves stay in `DATA/keys`).
-        public var keyStarts: [UInt32] = []
+        package var keyStarts: [UInt32] = []
         /// Failed attempts at the current step.
-        public var attempts = 0
+        package var attempts = 0
         /// Unix seconds of the next attempt after a failure; nil: at `publishAfter`.
-        public var retryAt: Int64?
+        package var retryAt: Int64?
         /// The last failure, in the words staff see.
-        public var lastError: String?
+        package var lastError: String?
         /// Whether staff have been told (log at warn, notify.command) that publishing is being retried.
-        public var retryAnnounced = false
+        package var retryAnnounced = false
 
-        public init(consentedAt: Int64, testType: TestType, testDate: UTCDay?, symptomOnset: UTCDay?, token: String,
+        package init(consentedAt: Int64, testType: TestType, testDate: UTCDay?, symptomOnset: UTCDay?, token: String,
                     tokenExpiresAt: Int64, publishAfter: Int64) {
             self.consentedAt = consentedAt
             self.testType = testType
@@ -50,57 +50,57 @@ public struct ShareRecord: Equatable, Sendable {
         }
 
         /// When the next attempt is due.
-        public var nextAttemptAt: Int64 { max(publishAfter, retryAt ?? publishAfter) }
+        package var nextAttemptAt: Int64 { max(publishAfter, retryAt ?? publishAfter) }
 
         /// When what the share holds stops being usable: the certificate's end once there is one, else the token's.
-        public var usableUntil: Int64 { certificateExpiresAt ?? tokenExpiresAt }
+        package var usableUntil: Int64 { certificateExpiresAt ?? tokenExpiresAt }
     }
 
     /// What the key server stored, for a later share: keys it holds are sent again only with its revision token.
-    public struct Publication: Equatable, Sendable {
-        public var revisionToken: String?
+    package struct Publication: Equatable, Sendable {
+        package var revisionToken: String?
         /// Rolling starts of every key published so far.
-        public var keyStarts: [UInt32]
-        public var publishedAt: Int64
+        package var keyStarts: [UInt32]
+        package var publishedAt: Int64
 
-        public init(revisionToken: String?, keyStarts: [UInt32], publishedAt: Int64) {
+        package init(revisionToken: String?, keyStarts: [UInt32], publishedAt: Int64) {
             self.revisionToken = revisionToken
             self.keyStarts = keyStarts
             self.publishedAt = publishedAt
         }
 
         /// A key published longer ago than this is past every key server's 14-day window: nothing to revise.
-        public static let keptSeconds: Int64 = 15 * 86_400
+        package static let keptSeconds: Int64 = 15 * 86_400
     }
 
-    public var pending: Pending?
-    public var publication: Publication?
-    public var outcome: ShareOutcome?
+    package var pending: Pending?
+    package var publication: Publication?
+    package var outcome: ShareOutcome?
 
-    public init(pending: Pending? = nil, publication: Publication? = nil, outcome: ShareOutcome? = nil) {
+    package init(pending: Pending? = nil, publication: Publication? = nil, outcome: ShareOutcome? = nil) {
         self.pending = pending
         self.publication = publication
         self.outcome = outcome
     }
 
-    public var isEmpty: Bool { pending == nil && publication == nil && outcome == nil }
+    package var isEmpty: Bool { pending == nil && publication == nil && outcome == nil }
 
     /// Drops what has lapsed by `now`: a publication past its keys' window, an outcome older than `ShareOutcome.keptSeconds`.
     /// (A pending share past its token's life is not dropped here: it is reported first, by the service.)
-    public mutating func removeLapsed(at now: Int64) {
+    package mutating func removeLapsed(at now: Int64) {
         if let publication, now - publication.publishedAt >= Publication.keptSeconds { self.publication = nil }
         if let outcome, now - outcome.at >= ShareOutcome.keptSeconds { self.outcome = nil }
     }
 
     /// The next time something lapses, for the service's timer.
-    public var nextLapse: Int64? {
+    package var nextLapse: Int64? {
         [publication.map { $0.publishedAt + Publication.keptSeconds }, outcome.map { $0.at + ShareOutcome.keptSeconds }]
             .compactMap { $0 }.min()
     }
 
     // MARK: Text
 
-    public var text: String {
+    package var text: String {
         var lines = ["format 1"]
         if let p = pending {
             lines.append("consented_at \(p.consentedAt)")
@@ -136,7 +136,7 @@ public struct ShareRecord: Equatable, Sendable {
 
     /// Reads `text`; a pending share missing what it cannot do without (its type, times, or both token and
     /// certificate) is dropped, the rest kept: a damaged line must not cost the publication's revision token.
-    public init(text: String) {
+    package init(text: String) {
         var fields: [String: String] = [:]
         var warnings: [String] = []
         for line in text.split(separator: "\n") {

@@ -16,13 +16,13 @@ import EventLoop
 /// that reset) could otherwise make two weeks of keys and sightings look expired in one step; it holds all
 /// deletion until someone confirms the time (`time trust`, `time set`) or NTP has kept it synchronised for
 /// `steadyPeriod` since.
-public final class Clock {
-    public enum Trust: Equatable, Sendable, CustomStringConvertible {
+package final class Clock {
+    package enum Trust: Equatable, Sendable, CustomStringConvertible {
         case trusted(String)
         case untrusted(String)
 
-        public var isTrusted: Bool { if case .trusted = self { true } else { false } }
-        public var description: String {
+        package var isTrusted: Bool { if case .trusted = self { true } else { false } }
+        package var description: String {
             switch self {
             case .trusted(let why): "trusted (\(why))"
             case .untrusted(let why): "not trusted: \(why)"
@@ -30,28 +30,28 @@ public final class Clock {
         }
     }
 
-    public static let jumpThreshold: Duration = .seconds(2)
-    public static let checkInterval: Duration = .seconds(10)
+    package static let jumpThreshold: Duration = .seconds(2)
+    package static let checkInterval: Duration = .seconds(10)
     /// How long the clock must run without a jump (and, after a large one, with NTP synchronised) before
     /// anything is deleted for its age.
-    public static let steadyPeriod: Duration = .seconds(3600)
+    package static let steadyPeriod: Duration = .seconds(3600)
 
-    public private(set) var trust: Trust
-    public private(set) var jumps = 0
+    package private(set) var trust: Trust
+    package private(set) var jumps = 0
     /// The wall-clock time just after the last jump; nil when the clock has not jumped since the agent started.
-    public private(set) var lastJumpUnixSeconds: Int64?
+    package private(set) var lastJumpUnixSeconds: Int64?
     /// Jumps larger than this hold deletion until the time is confirmed (`clock.max_jump_minutes`).
-    public var maximumJump: Duration = .seconds(3600)
+    package var maximumJump: Duration = .seconds(3600)
     /// A large jump not yet confirmed: its size, and when it happened (loop time).
-    public private(set) var unconfirmedJump: (size: Duration, at: MonotonicInstant)?
+    package private(set) var unconfirmedJump: (size: Duration, at: MonotonicInstant)?
     /// The last jump of any size (loop time); nil when there was none.
     private var lastJump: MonotonicInstant?
     /// Since when NTP has said synchronised without interruption (loop time); nil while it does not.
     private var synchronisedSince: MonotonicInstant?
     /// Called once when the clock becomes trusted.
-    public var onTrusted: () -> Void = {}
+    package var onTrusted: () -> Void = {}
     /// Called with the size of each jump (positive: the wall clock moved forward).
-    public var onJump: (Duration) -> Void = { _ in }
+    package var onJump: (Duration) -> Void = { _ in }
 
     private let loop: any EventLoop
     private let probe: any ClockSyncProbe
@@ -59,7 +59,7 @@ public final class Clock {
     private var reference: (monotonic: MonotonicInstant, wall: Int64)
     private var timer: TimerHandle?
 
-    public init(loop: any EventLoop, policy: ClockPolicy, probe: any ClockSyncProbe = SystemClockSyncProbe(), log: Logger) {
+    package init(loop: any EventLoop, policy: ClockPolicy, probe: any ClockSyncProbe = SystemClockSyncProbe(), log: Logger) {
         self.loop = loop
         self.probe = probe
         self.log = log
@@ -72,18 +72,18 @@ public final class Clock {
         }
     }
 
-    public var isTrusted: Bool { trust.isTrusted }
+    package var isTrusted: Bool { trust.isTrusted }
     /// The system says NTP keeps the wall clock right now (whatever the board's policy).
-    public var isNTPSynchronised: Bool { probe.unsynchronisedReason() == nil }
-    public var unixNanoseconds: Int64 { loop.unixNanoseconds }
-    public var unixSeconds: Int64 { loop.unixNanoseconds / 1_000_000_000 }
-    public var interval: ENIntervalNumber? { ENIntervalNumber(unixSeconds: unixSeconds) }
+    package var isNTPSynchronised: Bool { probe.unsynchronisedReason() == nil }
+    package var unixNanoseconds: Int64 { loop.unixNanoseconds }
+    package var unixSeconds: Int64 { loop.unixNanoseconds / 1_000_000_000 }
+    package var interval: ENIntervalNumber? { ENIntervalNumber(unixSeconds: unixSeconds) }
 
     /// Whether data may be deleted for its age now; when not, `deletionHold` says why.
-    public var permitsDeletion: Bool { deletionHold == nil }
+    package var permitsDeletion: Bool { deletionHold == nil }
 
     /// Why nothing may be deleted for its age now, in words for `status` and the log; nil when it may.
-    public var deletionHold: String? {
+    package var deletionHold: String? {
         guard isTrusted else { return "the clock is not trusted" }
         if let jump = unconfirmedJump {
             return "the clock jumped \(Self.words(jump.size)) at \(UTCDateTime(unixSeconds: unixSeconds - (loop.now - jump.at).components.seconds)); "
@@ -95,25 +95,25 @@ public final class Clock {
         return nil
     }
 
-    public func start() {
+    package func start() {
         if !isTrusted { log.warn(.clockUntrusted, "not advertising or scanning until the clock is trustworthy: \(trust)") }
         scheduleCheck()
     }
 
-    public func stop() {
+    package func stop() {
         if let timer { loop.cancel(timer) }
         timer = nil
     }
 
     /// The operator vouches for the current time (`time trust`): trusted, and a large jump confirmed.
-    public func trustByOperator() {
+    package func trustByOperator() {
         confirmJump(by: "the operator")
         becomeTrusted("set or confirmed by the operator")
     }
 
     /// The operator sets the time (`time set`): the wall clock moves, the jump is handled as any other
     /// (rotation, key re-evaluation), and the clock is trusted from then on.
-    public func set(unixSeconds: Int64) throws(WallClockError) {
+    package func set(unixSeconds: Int64) throws(WallClockError) {
         try loop.setWallClock(unixNanoseconds: unixSeconds * 1_000_000_000)
         check()
         // The operator typed the time: the jump it made is the one they meant.
@@ -126,7 +126,7 @@ public final class Clock {
     }
 
     /// Re-reads the sync state and looks for a jump now (also done every `checkInterval`).
-    public func check() {
+    package func check() {
         let now = loop.now
         let wall = loop.unixNanoseconds
         let expected = reference.wall + (now - reference.monotonic).nanosecondsValue

@@ -1,5 +1,5 @@
 /// How a board knows its wall clock is right (the `clock` key of a board profile).
-public enum ClockPolicy: String, Equatable, Sendable, CaseIterable {
+package enum ClockPolicy: String, Equatable, Sendable, CaseIterable {
     /// Wait for NTP: the kernel's synchronisation flag or systemd-timesyncd's marker (the default for
     /// boards without a real-time clock, e.g. a Raspberry Pi).
     case ntp

@@ -1,17 +1,17 @@
 /// Why a configuration was refused. It names where (a line of the file, `--set`), which key, and what the
 /// key accepts, so the one line on stderr or the console is enough to fix it.
-public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
     /// "line 3", "--set", "FILE": where the offending text came from; nil when the caller says it.
-    public var location: String?
-    public var message: String
+    package var location: String?
+    package var message: String
 
-    public init(_ message: String, at location: String? = nil) {
+    package init(_ message: String, at location: String? = nil) {
         self.location = location
         self.message = message
     }
 
     /// An error of the `key = value` line `line` (1-based): of the config file or of a board profile.
-    public init(line: Int, _ message: String) { self.init(message, at: "line \(line)") }
+    package init(line: Int, _ message: String) { self.init(message, at: "line \(line)") }
 
     static func unknownKey(_ name: String, at location: String?) -> ConfigurationError {
         if let problem = ConfigurationKey.keyServerKeyProblem(name) { return ConfigurationError(problem, at: location) }
@@ -25,5 +25,5 @@ public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConver
         return ConfigurationError("\(key.name): expected \(key.range), got \(got)", at: location)
     }
 
-    public var description: String { location.map { "\($0): \(message)" } ?? message }
+    package var description: String { location.map { "\($0): \(message)" } ?? message }
 }

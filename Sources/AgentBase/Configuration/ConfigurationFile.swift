@@ -5,14 +5,14 @@ import SystemIO
 ///
 /// Writing back edits the text rather than regenerating it: the changed key's line is replaced in place (or
 /// appended), so comments, blank lines, order and every other key stay as the operator wrote them.
-public struct ConfigurationFile: Sendable {
-    public let path: String
+package struct ConfigurationFile: Sendable {
+    package let path: String
 
-    public init(path: String) { self.path = path }
+    package init(path: String) { self.path = path }
 
     /// The file's configuration. A missing or unreadable file is an error: a path the operator named must not
     /// silently mean "defaults".
-    public func load() throws(ConfigurationError) -> Configuration {
+    package func load() throws(ConfigurationError) -> Configuration {
         let text: String
         do { text = try TextFile.contents(of: path) } catch { throw ConfigurationError(error.reason, at: path) }
         do { return try Configuration(parsing: text) } catch {
@@ -23,7 +23,7 @@ public struct ConfigurationFile: Sendable {
     /// Sets one key in the file and returns `configuration` with it set. The key and value are checked first,
     /// and the file is rewritten only if all of it still parses; on any error neither the file nor the
     /// returned configuration changes.
-    public func write(_ name: String, _ value: String, into configuration: Configuration) throws(ConfigurationError) -> Configuration {
+    package func write(_ name: String, _ value: String, into configuration: Configuration) throws(ConfigurationError) -> Configuration {
         var updated = configuration
         try updated.set(name, to: value)
         let stored = updated.fileValues[name] ?? ""

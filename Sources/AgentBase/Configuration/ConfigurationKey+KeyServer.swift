@@ -9,13 +9,13 @@ extension ConfigurationKey {
 
     /// The settings one key server has, as the unnamed keys spell them: where it is and whom it trusts, then
     /// its own limits.
-    public static let keyServerSettings: [ConfigurationKey] = [
+    package static let keyServerSettings: [ConfigurationKey] = [
         keyServerStyle, keyServerIndexURL, keyServerBaseURL, keyServerCountry, keyServerCAFile, keyServerPublicKey,
         keyServerKeyID, keyServerKeyVersion,
     ] + keyServerLimits
 
     /// This key server setting for the server called `server`; itself for the default server (nil).
-    public func forKeyServer(_ server: String?) -> ConfigurationKey {
+    package func forKeyServer(_ server: String?) -> ConfigurationKey {
         guard let server, name.hasPrefix(Self.keyServerPrefix) else { return self }
         let setting = name.dropFirst(Self.keyServerPrefix.count)
         return ConfigurationKey(Self.keyServerPrefix + server + "." + setting, kind, default: defaultValue,
@@ -58,10 +58,10 @@ extension ConfigurationKey {
 }
 
 /// What a further key server may be called: it names its keys, its cursor file and its status line.
-public enum KeyServerName {
+package enum KeyServerName {
     static let rule = "1 to 32 lowercase letters, digits and '-', starting with a letter"
 
-    public static func isValid(_ name: String) -> Bool {
+    package static func isValid(_ name: String) -> Bool {
         guard (1...32).contains(name.utf8.count), let first = name.utf8.first, (0x61...0x7A).contains(first) else {
             return false
         }

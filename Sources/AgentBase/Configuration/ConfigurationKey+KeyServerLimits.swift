@@ -8,19 +8,19 @@
 /// existed mean what they meant.
 extension ConfigurationKey {
     /// The `sync.*` limits a key server may set for itself, in display order.
-    public static let syncLimits: [ConfigurationKey] = [
+    package static let syncLimits: [ConfigurationKey] = [
         syncMaxFileBytes, syncMaxIndexBytes, syncMaxIndexLines, syncMaxLineBytes, syncMaxFiles, syncMaxRedirects,
         syncDownloadTimeoutSeconds, syncMinRate, syncMinRateSeconds, syncGiveUpAfterRuns,
     ]
 
     /// The default server's own limits (`keyserver.max_file_bytes`, …), in the order of `syncLimits`; a named
     /// server's are these through `forKeyServer`.
-    public static let keyServerLimits: [ConfigurationKey] = syncLimits.map(keyServerLimit(for:))
+    package static let keyServerLimits: [ConfigurationKey] = syncLimits.map(keyServerLimit(for:))
 
     private static let syncPrefix = "sync."
 
     /// The default server's own key for the `sync.*` limit `limit` (`forKeyServer` makes a named server's).
-    public static func keyServerLimit(for limit: ConfigurationKey) -> ConfigurationKey {
+    package static func keyServerLimit(for limit: ConfigurationKey) -> ConfigurationKey {
         ConfigurationKey(keyServerPrefix + limit.name.dropFirst(syncPrefix.count), limit.kind, default: "",
                          "\(limit.name) for this key server only (empty: \(limit.name)'s value)", fallback: limit.name)
     }

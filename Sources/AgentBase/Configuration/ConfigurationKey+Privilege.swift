@@ -4,13 +4,13 @@
 /// they are validated and logged too.
 extension ConfigurationKey {
     /// The privileged keys, in display order.
-    public static let privileged: [ConfigurationKey] = [
+    package static let privileged: [ConfigurationKey] = [
         notifyCommand, keyServerPublicKey, keyServerCAFile, shareVerificationURL, shareAPIKey, sharePublishURL,
         metricsListen,
     ]
 
     /// Why changing this key needs consent; nil for an ordinary key.
-    public var privilege: String? {
+    package var privilege: String? {
         // A named key server's public key or CA file decides trust as the default server's does.
         if let named = Self.namedKeyServerSetting(name) { return named.setting.privilege }
         return switch name {
@@ -27,8 +27,8 @@ extension ConfigurationKey {
 
     /// Whether the value may be logged: a command line can hold a token (a messaging service's, say), and a
     /// secret is never logged.
-    public var valueIsLoggable: Bool { kind != .command && kind != .secret }
+    package var valueIsLoggable: Bool { kind != .command && kind != .secret }
 
     /// Whether `config list` and `config get` hide the value: a credential is shown only as set or not.
-    public var isSecret: Bool { kind == .secret }
+    package var isSecret: Bool { kind == .secret }
 }

@@ -1,16 +1,16 @@
 /// One known configuration key: a row of the table `config list` shows and `config set` checks against.
-public struct ConfigurationKey: Hashable, Sendable {
-    public let name: String
-    public let kind: ConfigurationKind
+package struct ConfigurationKey: Hashable, Sendable {
+    package let name: String
+    package let kind: ConfigurationKind
     /// The value in force when neither the file nor `--set` gives one.
-    public let defaultValue: String
+    package let defaultValue: String
     /// One line for `config list` and `help config`.
-    public let help: String
+    package let help: String
     /// The key whose value is in force while this one is empty (a key server's own limit: its `sync.*` key).
     /// Empty is then accepted whatever the kind, and is the default.
-    public let fallback: String?
+    package let fallback: String?
 
-    public init(_ name: String, _ kind: ConfigurationKind, default defaultValue: String, _ help: String,
+    package init(_ name: String, _ kind: ConfigurationKind, default defaultValue: String, _ help: String,
                 fallback: String? = nil) {
         self.name = name
         self.kind = kind
@@ -20,10 +20,10 @@ public struct ConfigurationKey: Hashable, Sendable {
     }
 
     /// The accepted values (see `ConfigurationKind.range`).
-    public var range: String { kind.range }
+    package var range: String { kind.range }
 
     /// Whether `value` (already trimmed) is acceptable: one of the kind's, or empty for a key with a fallback.
-    public func accepts(_ value: String) -> Bool {
+    package func accepts(_ value: String) -> Bool {
         kind.accepts(value) || (fallback != nil && value.isEmpty)
     }
 }

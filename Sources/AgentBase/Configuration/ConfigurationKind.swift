@@ -4,7 +4,7 @@ import SystemIO
 ///
 /// Values stay text (the file's form); a kind only decides which texts are acceptable and how to describe
 /// them in an error, so `config list` can show exactly what the file would say.
-public enum ConfigurationKind: Hashable, Sendable {
+package enum ConfigurationKind: Hashable, Sendable {
     /// One of a fixed set of words.
     case choice([String])
     /// A decimal integer within the range.
@@ -26,7 +26,7 @@ public enum ConfigurationKind: Hashable, Sendable {
     case ipv4Endpoint
 
     /// The accepted values, in the words an error message and `config list` use.
-    public var range: String {
+    package var range: String {
         switch self {
         case .choice(let words): words.joined(separator: " | ")
         case .integer(let range): "\(range.lowerBound)-\(range.upperBound)"
@@ -41,7 +41,7 @@ public enum ConfigurationKind: Hashable, Sendable {
     }
 
     /// Whether `value` (already trimmed) is acceptable.
-    public func accepts(_ value: String) -> Bool {
+    package func accepts(_ value: String) -> Bool {
         switch self {
         case .choice(let words):
             return words.contains(value)

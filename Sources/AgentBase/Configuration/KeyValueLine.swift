@@ -2,25 +2,25 @@ import ENCore
 
 /// One `key = value` line of a config file or board profile (see `KeyValueLines` for the syntax), and how
 /// `config set` writes one back so that it reads back the same.
-public struct KeyValueLine: Equatable, Sendable {
-    public struct Problem: Error, Equatable {
-        public var message: String
+package struct KeyValueLine: Equatable, Sendable {
+    package struct Problem: Error, Equatable {
+        package var message: String
     }
 
-    public var key: String
-    public var value: String
+    package var key: String
+    package var value: String
     /// The comment after the value with the spaces before it (`   # the CDN`), or "": kept when the line
     /// is rewritten, since it usually explains the value.
-    public var trailingComment: String
+    package var trailingComment: String
 
-    public init(key: String, value: String, trailingComment: String = "") {
+    package init(key: String, value: String, trailingComment: String = "") {
         self.key = key
         self.value = value
         self.trailingComment = trailingComment
     }
 
     /// The entry on `line` (without its line end); nil for a blank or comment line.
-    public init?(parsing line: String) throws(Problem) {
+    package init?(parsing line: String) throws(Problem) {
         let scalars = Array(line.unicodeScalars)
         var index = 0
         func isSpace(_ i: Int) -> Bool { scalars[i] == " " || scalars[i] == "\t" }
@@ -89,7 +89,7 @@ public struct KeyValueLine: Equatable, Sendable {
 
     /// `key = value` and the comment, the value quoted when it would not read back the same bare: spaces
     /// or tabs at its ends, a quote at its start, or a `#` that would start a comment.
-    public var text: String {
+    package var text: String {
         // A comment needs a space before it to stay a comment.
         let separator = trailingComment.unicodeScalars.first.map { $0 == " " || $0 == "\t" } ?? true ? "" : " "
         return "\(key) = \(Self.quotedIfNeeded(value))\(separator)\(trailingComment)"
@@ -103,7 +103,7 @@ public struct KeyValueLine: Equatable, Sendable {
         }
     }
 
-    public static func quotedIfNeeded(_ value: String) -> String {
+    package static func quotedIfNeeded(_ value: String) -> String {
         let scalars = Array(value.unicodeScalars)
         guard let first = scalars.first, let last = scalars.last else { return value }
         let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }

@@ -4,8 +4,8 @@
 /// byte order mark at the start, are accepted. `#` starts a comment at the start of a line or after a
 /// space or tab, so a URL's `#fragment` is part of the value. A value may be quoted, to keep spaces at
 /// its ends or a ` #` in it: `"…"` (where `\"` and `\\` stand for `"` and `\`) or `'…'` (taken as is).
-public enum KeyValueLines {
-    public static func parse(_ text: String) throws(ConfigurationError) -> [(key: String, value: String, line: Int)] {
+package enum KeyValueLines {
+    package static func parse(_ text: String) throws(ConfigurationError) -> [(key: String, value: String, line: Int)] {
         var out: [(key: String, value: String, line: Int)] = []
         for (index, line) in lines(of: text).enumerated() {
             do throws(KeyValueLine.Problem) {

@@ -11,31 +11,31 @@ import SystemIO
 /// Records and tombstones go when their day is more than 14 days old, like the sightings they came from.
 /// An exposure whose signal a carer acknowledged (the badge's button, `indicator ack`) stays recorded; the
 /// acknowledgement is a line of its own (`{"acknowledged":"<id>"}`) that goes with its record.
-public final class ExposureLog {
-    public static let fileName = "exposures"
-    public static let retentionDays: Int64 = 14
+package final class ExposureLog {
+    package static let fileName = "exposures"
+    package static let retentionDays: Int64 = 14
 
     /// What one `apply` changed.
-    public struct Changes: Equatable, Sendable {
+    package struct Changes: Equatable, Sendable {
         /// Exposures never recorded before.
-        public var added: [Exposure] = []
+        package var added: [Exposure] = []
         /// Already recorded; their scores were refreshed.
-        public var updated = 0
+        package var updated = 0
         /// Records removed because their key was revoked.
-        public var revoked = 0
-        public var isEmpty: Bool { added.isEmpty && updated == 0 && revoked == 0 }
+        package var revoked = 0
+        package var isEmpty: Bool { added.isEmpty && updated == 0 && revoked == 0 }
     }
 
-    public let path: String
+    package let path: String
     /// Oldest day first, then by ID.
-    public private(set) var exposures: [Exposure] = []
+    package private(set) var exposures: [Exposure] = []
     /// Revoked keys and their day.
-    public private(set) var revokedIDs: [ExposureID: UTCDay] = [:]
+    package private(set) var revokedIDs: [ExposureID: UTCDay] = [:]
     /// Exposures whose signal was acknowledged: the badge no longer blinks for them.
-    public private(set) var acknowledgedIDs: Set<ExposureID> = []
+    package private(set) var acknowledgedIDs: Set<ExposureID> = []
 
     /// Opens the log of `dataDirectory`; a missing file is an empty log, and a damaged line costs only itself.
-    public init(dataDirectory: String, log: Logger) {
+    package init(dataDirectory: String, log: Logger) {
         path = dataDirectory + "/" + Self.fileName
         guard let text = TextFile.read(path, limit: 16 << 20) else { return }
         var damaged = 0
@@ -58,7 +58,7 @@ public final class ExposureLog {
     /// Records exposures and revocations found in one batch of keys, written in one atomic replace. A record
     /// already present keeps when it was detected and whether it was notified. On a write error nothing changes.
     @discardableResult
-    public func apply(found: [Exposure], revoked: [(id: ExposureID, day: UTCDay)] = []) throws(SystemError) -> Changes {
+    package func apply(found: [Exposure], revoked: [(id: ExposureID, day: UTCDay)] = []) throws(SystemError) -> Changes {
         var byID = Self.byID(exposures)
         var tombstones = revokedIDs
         var changes = Changes()
@@ -85,7 +85,7 @@ public final class ExposureLog {
     }
 
     /// Marks exposures as notified.
-    public func markNotified(_ ids: Set<ExposureID>) throws(SystemError) {
+    package func markNotified(_ ids: Set<ExposureID>) throws(SystemError) {
         guard !ids.isEmpty else { return }
         try replace(with: exposures.map { exposure in
             var marked = exposure
@@ -95,7 +95,7 @@ public final class ExposureLog {
     }
 
     /// Marks exposures as acknowledged (a carer has seen the signal); they stay recorded.
-    public func acknowledge(_ ids: Set<ExposureID>) throws(SystemError) {
+    package func acknowledge(_ ids: Set<ExposureID>) throws(SystemError) {
         guard !ids.isSubset(of: acknowledgedIDs) else { return }
         try replace(with: exposures, tombstones: revokedIDs, acknowledged: acknowledgedIDs.union(ids))
     }
@@ -108,7 +108,7 @@ public final class ExposureLog {
     /// Removes records and tombstones whose day is more than 14 days before `today`; returns how many
     /// records went.
     @discardableResult
-    public func prune(today: UTCDay) throws(SystemError) -> Int {
+    package func prune(today: UTCDay) throws(SystemError) -> Int {
         let oldest = UTCDay(daysSinceEpoch: today.daysSinceEpoch - Self.retentionDays)
         let kept = exposures.filter { $0.date >= oldest }
         let tombstones = revokedIDs.filter { $0.value >= oldest }
@@ -119,7 +119,7 @@ public final class ExposureLog {
     }
 
     /// Forgets everything (the console's `wipe`).
-    public func removeAll() throws(SystemError) {
+    package func removeAll() throws(SystemError) {
         try replace(with: [], tombstones: [:])
     }
 

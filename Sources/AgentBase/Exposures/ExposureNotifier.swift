@@ -5,42 +5,42 @@ import EventLoop
 /// `risk.threshold`, or on a day of high risk in the Corona-Warn-App's calculation): a log line (the date,
 /// duration, attenuation and score — never key material) and `notify.command` with the exposure as JSON on stdin.
 /// Each exposure is notified once: it is marked in the log before the command runs.
-public final class ExposureNotifier {
-    public struct Settings: Equatable, Sendable {
+package final class ExposureNotifier {
+    package struct Settings: Equatable, Sendable {
         /// v1 risk score at or above which an exposure is notified.
-        public var threshold: Int
+        package var threshold: Int
         /// Shell command, or nil for none.
-        public var command: String?
+        package var command: String?
         /// What decides (`risk.model`); Google's with `threshold` unless told.
-        public var model: RiskModel
+        package var model: RiskModel
 
-        public init(threshold: Int = 1, command: String? = nil, model: RiskModel? = nil) {
+        package init(threshold: Int = 1, command: String? = nil, model: RiskModel? = nil) {
             self.threshold = threshold
             self.command = command
             self.model = model ?? .google(threshold: threshold)
         }
 
         /// `model`: `RiskModel(configuration:)`, which reads a file and may fail; Google's when not given.
-        public init(configuration: Configuration, model: RiskModel? = nil) {
+        package init(configuration: Configuration, model: RiskModel? = nil) {
             self.init(threshold: configuration.integer(.riskThreshold), command: configuration.optional(.notifyCommand),
                       model: model)
         }
     }
 
-    public var settings: Settings {
+    package var settings: Settings {
         didSet { if settings.command != oldValue.command { makeCommand() } }
     }
     /// Exposures notified since the agent started.
-    public private(set) var notified = 0
+    package private(set) var notified = 0
     /// The command runner, nil without `notify.command`.
-    public private(set) var command: NotifyCommand?
+    package private(set) var command: NotifyCommand?
     /// Called once per `notifyPending` that notified anything, after the log lines (the indicator listens).
-    public var onNotified: ([Exposure]) -> Void = { _ in }
+    package var onNotified: ([Exposure]) -> Void = { _ in }
 
     private let loop: any EventLoop
     private let log: Logger
 
-    public init(loop: any EventLoop, settings: Settings, log: Logger) {
+    package init(loop: any EventLoop, settings: Settings, log: Logger) {
         self.loop = loop
         self.settings = settings
         self.log = log
@@ -48,12 +48,12 @@ public final class ExposureNotifier {
     }
 
     /// What the risk model makes of `exposures` now.
-    public func verdict(on exposures: ExposureLog) -> ExposureVerdict {
+    package func verdict(on exposures: ExposureLog) -> ExposureVerdict {
         ExposureVerdict(exposures: exposures.exposures, model: settings.model)
     }
 
     /// Notifies every exposure in `exposures` that the risk model finds notifiable and was not notified yet.
-    public func notifyPending(in exposures: ExposureLog) {
+    package func notifyPending(in exposures: ExposureLog) {
         let verdict = verdict(on: exposures)
         let pending = exposures.exposures.filter { !$0.notified && verdict.notifiable.contains($0.id) }
         guard !pending.isEmpty else { return }
@@ -90,7 +90,7 @@ public final class ExposureNotifier {
 extension ExposureNotifier {
     /// Runs `notify.command`, if there is one, with another event than an exposure (a key share's outcome) as
     /// one JSON line on stdin; `label` names it in the log.
-    public func notify(event json: String, label: String) {
+    package func notify(event json: String, label: String) {
         command?.run(input: Array((json + "\n").utf8), label: label)
     }
 }

@@ -4,7 +4,7 @@ extension ExposureVerdict {
     /// The log line for a newly recorded exposure this verdict does not notify, in the words of the model that
     /// decided: Google's names the exposure's v1 score and `risk.threshold`; the Corona-Warn-App's names its total
     /// risk level, for that model scores days of windows, not one exposure's number. Nil for a notifiable one.
-    public func quietLine(for exposure: Exposure) -> String? {
+    package func quietLine(for exposure: Exposure) -> String? {
         guard !notifiable.contains(exposure.id) else { return nil }
         let head = "exposure \(exposure.id.short) on \(exposure.date): \(exposure.durationMinutes) min, "
         switch model {

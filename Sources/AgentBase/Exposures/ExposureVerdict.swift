@@ -4,14 +4,14 @@ import ENCore
 /// signalled on the badge), and, for the Corona-Warn-App's model, its whole answer — the total risk level and
 /// the days with low and high risk — as `exposures` and `status` show it. Pure: the same exposures and model
 /// give the same verdict, after a sync or on the console.
-public struct ExposureVerdict: Equatable, Sendable {
-    public var model: RiskModel
+package struct ExposureVerdict: Equatable, Sendable {
+    package var model: RiskModel
     /// Exposures the model finds worth telling someone about.
-    public var notifiable: Set<ExposureID>
+    package var notifiable: Set<ExposureID>
     /// The Corona-Warn-App's calculation over every recorded window; nil with Google's model.
-    public var cwa: CWARiskResult?
+    package var cwa: CWARiskResult?
 
-    public init(exposures: [Exposure], model: RiskModel) {
+    package init(exposures: [Exposure], model: RiskModel) {
         self.model = model
         switch model {
         case .google(let threshold):
@@ -35,7 +35,7 @@ public struct ExposureVerdict: Equatable, Sendable {
     }
 
     /// One line: which model decided, and what.
-    public var summary: String {
+    package var summary: String {
         guard let cwa else { return "risk model \(model.name): \(notifiable.count) at or above risk.threshold" }
         return "risk model cwa: \(cwa.totalRiskLevel) risk, \(cwa.numberOfDays(with: .high)) day(s) with high risk, "
             + "\(cwa.numberOfDays(with: .low)) with low risk"

@@ -9,24 +9,24 @@ import SystemIO
 /// stdout joined to the agent's stderr (the console owns stdout), and its exit collected on the loop by
 /// polling `waitpid(WNOHANG)` with a growing interval. A command that fails or hangs is logged, killed after
 /// `timeLimit`, and never affects the agent.
-public final class NotifyCommand {
-    public let command: String
+package final class NotifyCommand {
+    package let command: String
     /// A command still running after this is killed.
-    public var timeLimit: Duration = .seconds(300)
+    package var timeLimit: Duration = .seconds(300)
     /// Children started and not yet reaped.
-    public private(set) var running = 0
-    public private(set) var started = 0
+    package private(set) var running = 0
+    package private(set) var started = 0
     /// Children that exited with a non-zero status, were killed, or could not be started.
-    public private(set) var failed = 0
+    package private(set) var failed = 0
     /// Called with each child's exit status (128 + signal for a killed one) once it is reaped.
-    public var onExit: (Int32) -> Void = { _ in }
+    package var onExit: (Int32) -> Void = { _ in }
 
     private let loop: any EventLoop
     private let log: Logger
     /// The stdin of each child still being fed, by descriptor.
     private var feeders: [Int32: DescriptorWriter] = [:]
 
-    public init(_ command: String, loop: any EventLoop, log: Logger) {
+    package init(_ command: String, loop: any EventLoop, log: Logger) {
         self.command = command
         self.loop = loop
         self.log = log
@@ -40,7 +40,7 @@ public final class NotifyCommand {
     }
 
     /// Starts the command with `input` on its stdin; `label` names it in log lines.
-    public func run(input: [UInt8], label: String) {
+    package func run(input: [UInt8], label: String) {
         let feedEnd: Int32, childStdin: Int32
         do { (feedEnd, childStdin) = try UnixSocket.pair() } catch {
             fail(label, "\(error)")

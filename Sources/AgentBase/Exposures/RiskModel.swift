@@ -2,7 +2,7 @@ import ENCore
 import SystemIO
 
 /// Which scorer decides that exposures are to be notified (`risk.model`).
-public enum RiskModel: Hashable, Sendable {
+package enum RiskModel: Hashable, Sendable {
     /// Google's: each exposure's v1 risk score against `risk.threshold` (SPEC §5).
     case google(threshold: Int)
     /// The Corona-Warn-App's risk calculation over every recorded exposure window, with the app's own
@@ -10,7 +10,7 @@ public enum RiskModel: Hashable, Sendable {
     case cwa(CWARiskConfiguration)
 
     /// `risk.model`'s word.
-    public var name: String {
+    package var name: String {
         switch self {
         case .google: "google"
         case .cwa: "cwa"
@@ -21,7 +21,7 @@ public enum RiskModel: Hashable, Sendable {
     /// rather than `risk.config`: that file is an ENExposureConfiguration (v1 and v2 weights, still used for
     /// the exposures' scores and windows whichever model decides), and the app's risk-calculation
     /// configuration is another document; one file could not be both.
-    public init(configuration c: Configuration) throws(ConfigurationError) {
+    package init(configuration c: Configuration) throws(ConfigurationError) {
         guard c[.riskModel] == "cwa" else {
             self = .google(threshold: c.integer(.riskThreshold))
             return

@@ -1,7 +1,7 @@
 import SystemIO
 
 /// Why a GPIO line could not be had, in words that say what to do.
-public enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `chips`: what this machine has, `gpiochip0 [pinctrl-bcm2711, 58 lines]`.
     case noSuchChip(String, chips: [String])
     case notAChip(String)
@@ -13,7 +13,7 @@ public enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
     case busy(chip: String, offset: UInt32, name: String, consumer: String)
     case system(SystemError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noSuchChip(let chip, let chips):
             "no GPIO chip \(chip) " + (chips.isEmpty ? "(this machine has none)" : "(this machine has \(chips.joined(separator: ", ")))")

@@ -9,25 +9,25 @@ import ENCore
 /// `active-low`: the LED lights, the buzzer sounds, the button counts as pressed when the line is low.
 /// A bias option switches the line's pull resistor (a button to ground wants `pull-up`); without one the
 /// line's bias is left as it is.
-public struct GPIOLineSpec: Equatable, Sendable, CustomStringConvertible {
-    public enum Line: Equatable, Sendable {
+package struct GPIOLineSpec: Equatable, Sendable, CustomStringConvertible {
+    package enum Line: Equatable, Sendable {
         case offset(UInt32)
         case name(String)
     }
 
-    public enum Bias: String, Sendable, CaseIterable {
+    package enum Bias: String, Sendable, CaseIterable {
         case pullUp = "pull-up"
         case pullDown = "pull-down"
         case disabled = "bias-disabled"
     }
 
     /// nil: look for the line's name on every chip.
-    public var chip: String?
-    public var line: Line
-    public var activeLow = false
-    public var bias: Bias?
+    package var chip: String?
+    package var line: Line
+    package var activeLow = false
+    package var bias: Bias?
 
-    public init(chip: String?, line: Line, activeLow: Bool = false, bias: Bias? = nil) {
+    package init(chip: String?, line: Line, activeLow: Bool = false, bias: Bias? = nil) {
         self.chip = chip
         self.line = line
         self.activeLow = activeLow
@@ -35,12 +35,12 @@ public struct GPIOLineSpec: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Why a line spec does not parse, in words for the person editing the board file.
-    public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
-        public let description: String
-        public init(description: String) { self.description = description }
+    package struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
+        package let description: String
+        package init(description: String) { self.description = description }
     }
 
-    public init(parsing text: String) throws(ParseError) {
+    package init(parsing text: String) throws(ParseError) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
         let location = parts[0]
         guard !location.isEmpty else {
@@ -81,7 +81,7 @@ public struct GPIOLineSpec: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The location as written: `gpiochip0:17`, `GPIO17`.
-    public var location: String {
+    package var location: String {
         let lineText = switch line {
         case .offset(let n): "\(n)"
         case .name(let name): name
@@ -89,7 +89,7 @@ public struct GPIOLineSpec: Equatable, Sendable, CustomStringConvertible {
         return chip.map { "\($0):\(lineText)" } ?? lineText
     }
 
-    public var description: String {
+    package var description: String {
         ([location] + (activeLow ? ["active-low"] : []) + (bias.map { [$0.rawValue] } ?? [])).joined(separator: ",")
     }
 }
