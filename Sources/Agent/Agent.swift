@@ -67,12 +67,12 @@ package final class Agent {
     package private(set) var configuration: Configuration
     /// The key-download settings resolved from `configuration` (server, public key, risk configuration): the
     /// default server's.
-    package var keySyncSettings: KeySyncSettings { keyServerSettings[0] }
+    var keySyncSettings: KeySyncSettings { keyServerSettings[0] }
     /// The default server's settings, then each named server's.
     package private(set) var keyServerSettings: [KeySyncSettings]
     /// Whether Exposure Notification is on (`en on` / `en off`); off keeps every stored datum.
     package private(set) var exposureNotificationEnabled = true
-    package private(set) var reportsHeard = 0
+    private(set) var reportsHeard = 0
     /// Told of every configuration put in force (`config set`, SIGHUP), for services wired beside the agent
     /// (the metrics textfile).
     package var onConfigurationApplied: (Configuration) -> Void = { _ in }
@@ -334,7 +334,7 @@ package final class Agent {
     // MARK: State
 
     /// On air as the controller confirmed it, or why not.
-    package var broadcastState: BroadcastState {
+    var broadcastState: BroadcastState {
         if !exposureNotificationEnabled { return .switchedOff }
         if radio.isOnAir { return .onAir }
         if !clock.isTrusted { return .waitingForTrustedClock }

@@ -3,11 +3,11 @@ import EventLoop
 /// The clock's and the exposures' events an operator alerts on or a runbook names (see `LogEvent`).
 extension LogEvent {
     /// The clock lost its trust: no advertising, scanning or deletion until it returns.
-    package static let clockUntrusted = LogEvent("clock_untrusted")
+    static let clockUntrusted = LogEvent("clock_untrusted")
     /// The wall clock moved against the monotonic clock.
-    package static let clockJumped = LogEvent("clock_jumped")
+    static let clockJumped = LogEvent("clock_jumped")
     /// An exposure was found and recorded (the line names its day and duration, never a key).
-    package static let exposureRecorded = LogEvent("exposure_recorded")
+    static let exposureRecorded = LogEvent("exposure_recorded")
     /// The notify command failed or had to be killed.
-    package static let notifyFailed = LogEvent("notify_failed")
+    static let notifyFailed = LogEvent("notify_failed")
 }

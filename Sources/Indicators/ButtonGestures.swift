@@ -7,27 +7,27 @@ import EventLoop
 /// A level counts once it has held for `settleTime` with no edge after it; shorter blips are bounces. Pure:
 /// the caller feeds edges with their times (the kernel's timestamps, so a busy loop does not shorten a press)
 /// and calls `advance(to:)` at `nextDeadline`.
-package struct ButtonGestures: Sendable {
+struct ButtonGestures: Sendable {
     package enum Gesture: Equatable, Sendable {
         case shortPress
         case longPress
     }
 
-    package static let settleTime = Duration.milliseconds(30)
-    package static let longPressTime = Duration.seconds(2)
+    static let settleTime = Duration.milliseconds(30)
+    static let longPressTime = Duration.seconds(2)
 
     /// The level of the last edge seen and when it came.
     private var raw: (pressed: Bool, since: MonotonicInstant)?
     /// The debounced level.
-    package private(set) var isPressed = false
+    private(set) var isPressed = false
     /// When the debounced press began, and whether it has been reported as a long press.
     private var press: (start: MonotonicInstant, reportedLong: Bool)?
 
-    package init() {}
+    init() {}
 
     /// An edge: the button is now pressed (or released) as of `time`. Edges come in time order; what had
     /// settled before this edge is decided first.
-    package mutating func edge(pressed: Bool, at time: MonotonicInstant) -> [Gesture] {
+    mutating func edge(pressed: Bool, at time: MonotonicInstant) -> [Gesture] {
         let gestures = advance(to: time)
         raw = (pressed, time)
         return gestures

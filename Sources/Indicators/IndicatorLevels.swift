@@ -3,13 +3,13 @@ package struct IndicatorLevels: Equatable, Sendable {
     package var led: Bool
     package var buzzer: Bool
 
-    package init(led: Bool, buzzer: Bool = false) {
+    init(led: Bool, buzzer: Bool = false) {
         self.led = led
         self.buzzer = buzzer
     }
 
-    package static let dark = IndicatorLevels(led: false)
-    package static let lit = IndicatorLevels(led: true)
+    static let dark = IndicatorLevels(led: false)
+    static let lit = IndicatorLevels(led: true)
     /// LED lit and buzzer sounding.
     package static let beeping = IndicatorLevels(led: true, buzzer: true)
 }

@@ -3,5 +3,5 @@ import EventLoop
 /// The indicator's events an operator alerts on (see `LogEvent`).
 extension LogEvent {
     /// An indicator output or the button stopped working.
-    package static let indicatorFailed = LogEvent("indicator_failed")
+    static let indicatorFailed = LogEvent("indicator_failed")
 }

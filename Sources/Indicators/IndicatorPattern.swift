@@ -8,7 +8,7 @@ package struct IndicatorPattern: Equatable, Sendable {
         package var duration: Duration
         package var levels: IndicatorLevels
 
-        package init(_ duration: Duration, _ levels: IndicatorLevels) {
+        init(_ duration: Duration, _ levels: IndicatorLevels) {
             precondition(duration > .zero, "an indicator step lasts some time")
             self.duration = duration
             self.levels = levels
@@ -18,16 +18,16 @@ package struct IndicatorPattern: Equatable, Sendable {
     /// One cycle.
     package var steps: [Step]
     /// How many cycles; nil: until replaced (a state's pattern).
-    package var cycles: Int?
+    var cycles: Int?
 
-    package init(_ steps: [Step], cycles: Int? = nil) {
+    init(_ steps: [Step], cycles: Int? = nil) {
         precondition(!steps.isEmpty, "an indicator pattern has at least one step")
         precondition(cycles.map { $0 > 0 } ?? true, "a pattern plays at least once")
         self.steps = steps
         self.cycles = cycles
     }
 
-    package var cycleLength: Duration { steps.reduce(.zero) { $0 + $1.duration } }
+    var cycleLength: Duration { steps.reduce(.zero) { $0 + $1.duration } }
 
     /// How long the whole pattern plays; nil for one that repeats until replaced.
     package var length: Duration? { cycles.map { cycleLength * $0 } }
@@ -46,7 +46,7 @@ package struct IndicatorPattern: Equatable, Sendable {
 
     /// The first step boundary strictly after `offset`: when the levels may next change. For a finite
     /// pattern, never later than its end.
-    package func boundary(after offset: Duration) -> Duration {
+    func boundary(after offset: Duration) -> Duration {
         let cycle = cycleLength.nanosecondsValue
         let position = max(offset.nanosecondsValue, -1)
         if position < 0 { return .zero }

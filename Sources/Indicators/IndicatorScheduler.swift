@@ -7,14 +7,14 @@ import EventLoop
 ///
 /// A state that stays the same keeps its rhythm however often it is shown again; a new state starts its
 /// pattern at once. After a signal the state's pattern starts afresh.
-package struct IndicatorScheduler: Sendable {
+struct IndicatorScheduler: Sendable {
     package private(set) var state: IndicatorState
     /// Where the state's pattern starts (or started).
     private var stateStart: MonotonicInstant
     /// The signal playing, if any, and when it began.
     private var playing: (signal: IndicatorSignal, start: MonotonicInstant)?
 
-    package init(state: IndicatorState = .starting, at now: MonotonicInstant) {
+    init(state: IndicatorState = .starting, at now: MonotonicInstant) {
         self.state = state
         stateStart = now
     }

@@ -43,7 +43,7 @@ package final class IndicatorService {
         self.lines = lines
     }
 
-    package var hasOutputs: Bool { lines.led != nil || lines.buzzer != nil }
+    var hasOutputs: Bool { lines.led != nil || lines.buzzer != nil }
 
     package func start() {
         guard !isRunning, !lines.isEmpty else { return }

@@ -17,7 +17,7 @@ package enum IndicatorState: String, Sendable, CustomStringConvertible {
     case exposureFound
 
     /// Flashes per 5 s cycle, and in a long press's status report (0: dark).
-    package var flashCount: Int {
+    var flashCount: Int {
         switch self {
         case .onAir: 1
         case .waitingForClock: 2

@@ -7,7 +7,7 @@ package struct IndicatorWiring: Equatable, Sendable {
         case virtual
         case gpio(GPIOLineSpec)
 
-        package init(parsing text: String) throws(GPIOLineSpec.ParseError) {
+        init(parsing text: String) throws(GPIOLineSpec.ParseError) {
             self = text == "virtual" ? .virtual : .gpio(try GPIOLineSpec(parsing: text))
         }
 

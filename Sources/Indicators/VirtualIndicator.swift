@@ -22,9 +22,9 @@ package final class VirtualIndicatorOutput: IndicatorOutput {
     package private(set) var isOn = false
     /// Switches on and off so far.
     package private(set) var changes = 0
-    package private(set) var isReleased = false
+    private(set) var isReleased = false
 
-    package init() {}
+    init() {}
 
     package func set(_ on: Bool) throws(SystemError) {
         precondition(!isReleased, "a released indicator line is not set")
@@ -41,7 +41,7 @@ package final class VirtualIndicatorButton: IndicatorButton {
     private let loop: any EventLoop
     private var report: ((Bool, MonotonicInstant) -> Void)?
 
-    package init(loop: any EventLoop) { self.loop = loop }
+    init(loop: any EventLoop) { self.loop = loop }
 
     package func start(_ edge: @escaping (Bool, MonotonicInstant) -> Void) { report = edge }
 

@@ -8,7 +8,7 @@ package enum KeyServer: Hashable, Sendable, CustomStringConvertible {
     case cwa(baseURL: String, country: String)
 
     /// What lists the exports.
-    package var listingURL: String {
+    var listingURL: String {
         switch self {
         case .indexed(let indexURL, _): indexURL
         case .cwa(let base, let country): "\(Self.trimmed(base))/version/v1/diagnosis-keys/country/\(country)/date"
@@ -16,7 +16,7 @@ package enum KeyServer: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The export named by a listing entry (an index line, a day).
-    package func exportURL(for entry: String) -> String {
+    func exportURL(for entry: String) -> String {
         switch self {
         case .indexed(_, let base): base + entry
         case .cwa: "\(listingURL)/\(entry)"

@@ -8,23 +8,23 @@ import AgentBase
 /// read (`maxIndexBytes`), and only the lines still to download are kept of it (at most `maxFiles`).
 package struct KeySyncLimits: Equatable, Sendable {
     /// Largest export download, and largest export.bin it may inflate to.
-    package var maxFileBytes = 256 << 20
-    package var maxIndexBytes = 4 << 20
+    var maxFileBytes = 256 << 20
+    var maxIndexBytes = 4 << 20
     /// A Corona-Warn-App day list names about 14 days (~200 bytes); it is parsed as JSON, so it gets a
     /// tighter, fixed bound than an index.
-    package static let maxDayListBytes = 64 << 10
-    package var maxIndexLines = 100_000
+    static let maxDayListBytes = 64 << 10
+    var maxIndexLines = 100_000
     package var maxLineBytes = 1_024
-    package var maxFiles = 1_000
-    package var maxRedirects = 5
-    package var downloadTimeout: Duration = .seconds(3600)
+    var maxFiles = 1_000
+    var maxRedirects = 5
+    var downloadTimeout: Duration = .seconds(3600)
     /// Bytes a second, over `minimumRateWindow`.
     package var minimumRate = 1_024
     package var minimumRateWindow: Duration = .seconds(60)
     /// Runs in a row that may stop on the same export (its retries used up) before it is skipped.
-    package var giveUpAfterRuns = 3
+    var giveUpAfterRuns = 3
 
-    package init() {}
+    init() {}
 
     /// The key that set each limit, by its `sync.*` key's name, where that is the server's own: a refusal names
     /// the key to change.
@@ -32,7 +32,7 @@ package struct KeySyncLimits: Equatable, Sendable {
 
     /// The limits of the server called `server` (nil: the default server): each its own key's value, or the
     /// `sync.*` key's while its own is empty.
-    package init(configuration c: Configuration, server: String? = nil) {
+    init(configuration c: Configuration, server: String? = nil) {
         var ownKeys: [String: String] = [:]
         func value(_ limit: ConfigurationKey) -> Int {
             let own = ConfigurationKey.keyServerLimit(for: limit).forKeyServer(server)
@@ -53,7 +53,7 @@ package struct KeySyncLimits: Equatable, Sendable {
     }
 
     /// The name of the key that set `limit` (a `sync.*` key) for this server: the server's own, else `limit`'s.
-    package func keyName(_ limit: ConfigurationKey) -> String {
+    func keyName(_ limit: ConfigurationKey) -> String {
         ownKeys[limit.name] ?? limit.name
     }
 }

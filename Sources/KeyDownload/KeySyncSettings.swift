@@ -17,13 +17,13 @@ package struct KeySyncSettings: Sendable {
     /// Up to this much is added to each interval at random, so that many badges do not hit the server at once.
     package var jitter: Duration = .seconds(300)
     /// The first sync after `start` waits at least this long (the radio starts first), at most `interval`.
-    package var startDelay: Duration = .seconds(30)
+    var startDelay: Duration = .seconds(30)
     package var limits = KeySyncLimits()
     package var retry = RetryPolicy()
-    package var riskV1 = RiskDefaults.v1
+    var riskV1 = RiskDefaults.v1
     package var riskV2 = RiskDefaults.v2
     /// Diagnosis keys matched per loop slice (`match.batch_keys`).
-    package var keysPerSlice = 200
+    var keysPerSlice = 200
     /// This badge's RSSI correction, dB (`radio.rssi_correction`), applied to the stored RSSIs as keys are matched.
     package var rssiCorrection = 0
 

@@ -87,7 +87,7 @@ package struct KeySyncStatus: Equatable, Sendable {
         package var files = 0
         package var keys = 0
 
-        package init() {}
+        init() {}
 
         /// Adds one finished run.
         package mutating func add(_ report: SyncReport) {

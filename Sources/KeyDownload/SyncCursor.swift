@@ -23,7 +23,7 @@ package struct SyncCursor: Equatable, Sendable {
     /// Keys held for a later run, at most: a server publishes a day's keys once the day is over, so even a
     /// large region has a few thousand under embargo at a time. Beyond this, a server sending keys of the
     /// future cannot grow the file.
-    package static let maxHeldKeys = 10_000
+    static let maxHeldKeys = 10_000
 
     /// An entry whose retries ran out, and in how many runs in a row.
     package struct Failing: Equatable, Sendable {
@@ -33,8 +33,8 @@ package struct SyncCursor: Equatable, Sendable {
 
     /// `KeyServer.identity` of the server this cursor belongs to.
     package var server: String
-    package var lastLine: String?
-    package var processedDays: Set<String> = []
+    var lastLine: String?
+    var processedDays: Set<String> = []
     /// Unix seconds of the last sync that went through to its end.
     package var lastSuccess: Int64?
     package var failing: Failing?
@@ -43,7 +43,7 @@ package struct SyncCursor: Equatable, Sendable {
     /// Where in the data directory it is kept: `fileName(forServer:)`. Not in the file.
     package var fileName = SyncCursor.fileName
 
-    package init(server: String, fileName: String = SyncCursor.fileName) {
+    init(server: String, fileName: String = SyncCursor.fileName) {
         self.server = server
         self.fileName = fileName
     }

@@ -27,7 +27,7 @@ package struct SyncReport: Equatable, Sendable {
     /// Why entries were rejected or skipped, one line each, the first `maxRefusals` of the run (the log has
     /// them all).
     package var refusals: [String] = []
-    package static let maxRefusals = 10
+    static let maxRefusals = 10
     /// Downloads retried after a failure.
     package var retries = 0
     package var bytes = 0
@@ -45,11 +45,11 @@ package struct SyncReport: Equatable, Sendable {
     package var notValidYetKeys = 0
     package var newExposures = 0
     /// Wall time waiting for downloads (including retry waits), verifying, and matching (slices only).
-    package var downloadTime: Duration = .zero
-    package var verifyTime: Duration = .zero
-    package var matchTime: Duration = .zero
+    var downloadTime: Duration = .zero
+    var verifyTime: Duration = .zero
+    var matchTime: Duration = .zero
     /// Loop slices the matching took.
-    package var matchSlices = 0
+    var matchSlices = 0
 
     package init() {}
 

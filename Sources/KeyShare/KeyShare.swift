@@ -24,7 +24,7 @@ package final class KeyShare {
     /// The last failed write of `DATA/share`, nil once one succeeds.
     package private(set) var storageError: SystemError?
     /// Chaff requests sent since start.
-    package var chaffSent: Int { machine.chaffSent }
+    var chaffSent: Int { machine.chaffSent }
     /// Called with every outcome once it is on disk (the agent shows the final ones on the LED and buzzer).
     package var onOutcome: ((ShareOutcome) -> Void)?
 

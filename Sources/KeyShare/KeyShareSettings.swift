@@ -6,34 +6,34 @@ import ENCore
 package struct KeyShareSettings: Equatable, Sendable {
     /// `share.verification_url` with no trailing slash: the device API's `/api/verify` and `/api/certificate`
     /// are under it.
-    package var verificationURL: String?
-    package var apiKey: String?
+    var verificationURL: String?
+    var apiKey: String?
     /// `share.publish_url`: the key server's `…/v1/publish`.
-    package var publishURL: String?
+    var publishURL: String?
     package var healthAuthorityID: String?
     /// `keyserver.ca_file`: the same trust for the health authority's HTTPS servers as for its key downloads.
     package var caFile: String?
     /// Chaff requests a day on average (`share.chaff_per_day`); 0: none.
-    package var chaffPerDay = 0
+    var chaffPerDay = 0
     /// After the UTC midnight that ends the day of consent, publishing waits a random time in this range: past
     /// 02:00, since a key may be distributed only 2 hours after its validity ends (SPEC §4) and receivers set a
     /// younger one aside as embargoed — a key server that exports at once would otherwise hand the day's key to
     /// badges and phones that cannot use it yet; and at random, so that badges that shared on one day do not
     /// all reach the key server at one moment.
-    package var publishDelay: ClosedRange<Int64> = 7_500...9_300
+    var publishDelay: ClosedRange<Int64> = 7_500...9_300
     /// Backoff while the verification server cannot give a certificate for a network error or a 5xx: within
     /// the token's lifetime, so it may reach half an hour.
-    package var certificateRetry = RetryPolicy(attempts: .max, firstDelay: .seconds(30), maximumDelay: .seconds(1800))
+    var certificateRetry = RetryPolicy(attempts: .max, firstDelay: .seconds(30), maximumDelay: .seconds(1800))
     /// The wait before trying the certificate again after a refusal the badge's settings or software caused
     /// (a wrong API key): the token stays usable until it expires, so it is kept, and tried again hourly and
     /// at once when `share.*` changes.
-    package var settingsRetryDelay: Duration = .seconds(3600)
+    var settingsRetryDelay: Duration = .seconds(3600)
     /// Backoff for the publish: the certificate lives 15 minutes, so it stays short.
-    package var publishRetry = RetryPolicy(attempts: .max, firstDelay: .seconds(10), maximumDelay: .seconds(120))
+    var publishRetry = RetryPolicy(attempts: .max, firstDelay: .seconds(10), maximumDelay: .seconds(120))
     /// How long a token is assumed to live when it does not say (PUBLISH.md §1: 24 h by default).
-    package var tokenLifetime: Int64 = 86_400
+    var tokenLifetime: Int64 = 86_400
     /// How long a certificate is assumed to live when it does not say (PUBLISH.md §1: 15 minutes).
-    package var certificateLifetime: Int64 = 900
+    var certificateLifetime: Int64 = 900
 
     package init() {}
 
@@ -56,7 +56,7 @@ package struct KeyShareSettings: Equatable, Sendable {
         return missing
     }
 
-    package var isConfigured: Bool { missingKeys.isEmpty }
+    var isConfigured: Bool { missingKeys.isEmpty }
 
     /// Where a call of the upload goes.
     package func url(for endpoint: PublishingEndpoint) -> String? {

@@ -33,7 +33,7 @@ package struct ShareOutcome: Equatable, Sendable {
     }
 
     /// How long an outcome stays in `status` after it happened.
-    package static let keptSeconds: Int64 = 14 * 86_400
+    static let keptSeconds: Int64 = 14 * 86_400
 
     package var kind: Kind
     package var message: String
@@ -46,9 +46,9 @@ package struct ShareOutcome: Equatable, Sendable {
     /// The key server's words about keys it dropped.
     package var warnings: [String] = []
     /// When the next attempt is due (retrying).
-    package var retryAt: Int64?
+    var retryAt: Int64?
 
-    package init(kind: Kind, message: String, at: Int64, keys: Int? = nil, insertedExposures: Int? = nil,
+    init(kind: Kind, message: String, at: Int64, keys: Int? = nil, insertedExposures: Int? = nil,
                 warnings: [String] = [], retryAt: Int64? = nil) {
         self.kind = kind
         self.message = message

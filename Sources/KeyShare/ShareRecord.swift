@@ -7,7 +7,7 @@ import ENCore
 ///
 /// One `name value` line per field; a value runs to the end of its line (none holds a line break: tokens,
 /// certificates and messages are checked or made on the badge).
-package struct ShareRecord: Equatable, Sendable {
+struct ShareRecord: Equatable, Sendable {
     package static let fileName = "share"
 
     /// A share staff started with a valid code and that has not ended yet.
@@ -19,24 +19,24 @@ package struct ShareRecord: Equatable, Sendable {
         package var symptomOnset: UTCDay?
         /// From /api/verify; nil once /api/certificate used it up.
         package var token: String?
-        package var tokenExpiresAt: Int64
+        var tokenExpiresAt: Int64
         /// The keys are published at or after this: the UTC midnight after consent plus a random delay.
         package var publishAfter: Int64
         /// The certificate for `keyStarts` under `secret`, once /api/certificate gave it.
         package var certificate: String?
-        package var certificateExpiresAt: Int64?
+        var certificateExpiresAt: Int64?
         /// The HMAC secret the certificate was asked with.
         package var secret: [UInt8]?
         /// The rolling starts of exactly the keys the certificate covers (the keys themselves stay in `DATA/keys`).
-        package var keyStarts: [UInt32] = []
+        var keyStarts: [UInt32] = []
         /// Failed attempts at the current step.
         package var attempts = 0
         /// Unix seconds of the next attempt after a failure; nil: at `publishAfter`.
-        package var retryAt: Int64?
+        var retryAt: Int64?
         /// The last failure, in the words staff see.
         package var lastError: String?
         /// Whether staff have been told (log at warn, notify.command) that publishing is being retried.
-        package var retryAnnounced = false
+        var retryAnnounced = false
 
         package init(consentedAt: Int64, testType: TestType, testDate: UTCDay?, symptomOnset: UTCDay?, token: String,
                     tokenExpiresAt: Int64, publishAfter: Int64) {
@@ -57,27 +57,27 @@ package struct ShareRecord: Equatable, Sendable {
     }
 
     /// What the key server stored, for a later share: keys it holds are sent again only with its revision token.
-    package struct Publication: Equatable, Sendable {
+    struct Publication: Equatable, Sendable {
         package var revisionToken: String?
         /// Rolling starts of every key published so far.
-        package var keyStarts: [UInt32]
+        var keyStarts: [UInt32]
         package var publishedAt: Int64
 
-        package init(revisionToken: String?, keyStarts: [UInt32], publishedAt: Int64) {
+        init(revisionToken: String?, keyStarts: [UInt32], publishedAt: Int64) {
             self.revisionToken = revisionToken
             self.keyStarts = keyStarts
             self.publishedAt = publishedAt
         }
 
         /// A key published longer ago than this is past every key server's 14-day window: nothing to revise.
-        package static let keptSeconds: Int64 = 15 * 86_400
+        static let keptSeconds: Int64 = 15 * 86_400
     }
 
     package var pending: Pending?
-    package var publication: Publication?
+    var publication: Publication?
     package var outcome: ShareOutcome?
 
-    package init(pending: Pending? = nil, publication: Publication? = nil, outcome: ShareOutcome? = nil) {
+    init(pending: Pending? = nil, publication: Publication? = nil, outcome: ShareOutcome? = nil) {
         self.pending = pending
         self.publication = publication
         self.outcome = outcome
@@ -87,13 +87,13 @@ package struct ShareRecord: Equatable, Sendable {
 
     /// Drops what has lapsed by `now`: a publication past its keys' window, an outcome older than `ShareOutcome.keptSeconds`.
     /// (A pending share past its token's life is not dropped here: it is reported first, by the service.)
-    package mutating func removeLapsed(at now: Int64) {
+    mutating func removeLapsed(at now: Int64) {
         if let publication, now - publication.publishedAt >= Publication.keptSeconds { self.publication = nil }
         if let outcome, now - outcome.at >= ShareOutcome.keptSeconds { self.outcome = nil }
     }
 
     /// The next time something lapses, for the service's timer.
-    package var nextLapse: Int64? {
+    var nextLapse: Int64? {
         [publication.map { $0.publishedAt + Publication.keptSeconds }, outcome.map { $0.at + ShareOutcome.keptSeconds }]
             .compactMap { $0 }.min()
     }
@@ -136,7 +136,7 @@ package struct ShareRecord: Equatable, Sendable {
 
     /// Reads `text`; a pending share missing what it cannot do without (its type, times, or both token and
     /// certificate) is dropped, the rest kept: a damaged line must not cost the publication's revision token.
-    package init(text: String) {
+    init(text: String) {
         var fields: [String: String] = [:]
         var warnings: [String] = []
         for line in text.split(separator: "\n") {

@@ -27,9 +27,9 @@ package final class MetricsHTTPServer {
     private var backoffTimer: TimerHandle?
     private var connections: [MetricsHTTPConnection] = []
     /// Connections answered or closed since the server started.
-    package private(set) var served = 0
+    private(set) var served = 0
 
-    package init(address: IPv4Endpoint, loop: any EventLoop, settings: Settings = Settings(), log: Logger,
+    init(address: IPv4Endpoint, loop: any EventLoop, settings: Settings = Settings(), log: Logger,
                 body: @escaping () -> String) {
         self.address = address
         self.loop = loop

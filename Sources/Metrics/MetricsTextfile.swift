@@ -19,7 +19,7 @@ package final class MetricsTextfile {
     private var lastError: SystemError?
     package private(set) var writes = 0
 
-    package init(loop: any EventLoop, control: AgentControl, log: Logger, exposition: BadgeMetricsExposition) {
+    init(loop: any EventLoop, control: AgentControl, log: Logger, exposition: BadgeMetricsExposition) {
         self.loop = loop
         self.control = control
         self.exposition = exposition

@@ -1,18 +1,18 @@
 /// Prometheus' text exposition format, version 0.0.4: one `# HELP` and one `# TYPE` line per family, then
 /// its samples, no timestamps. Only what this project emits: gauges and counters with label pairs.
-package struct PrometheusText: Sendable {
+struct PrometheusText: Sendable {
     package enum Kind: String, Sendable {
         case gauge, counter
     }
 
-    package static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     package private(set) var text = ""
 
-    package init() {}
+    init() {}
 
     /// One family of samples (`labels`, value); a family with no samples is left out.
-    package mutating func family(_ name: String, _ kind: Kind, _ help: String, _ samples: [([(String, String)], Double)]) {
+    mutating func family(_ name: String, _ kind: Kind, _ help: String, _ samples: [([(String, String)], Double)]) {
         guard !samples.isEmpty else { return }
         text += "# HELP \(name) \(Self.escapedHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
         for (labels, value) in samples {
@@ -25,7 +25,7 @@ package struct PrometheusText: Sendable {
     }
 
     /// One unlabelled sample, or none when `value` is nil (a figure not known yet is absent, not zero).
-    package mutating func family(_ name: String, _ kind: Kind, _ help: String, _ value: Double?) {
+    mutating func family(_ name: String, _ kind: Kind, _ help: String, _ value: Double?) {
         family(name, kind, help, value.map { [([], $0)] } ?? [])
     }
 

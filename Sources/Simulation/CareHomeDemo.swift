@@ -44,10 +44,10 @@ package struct CareHomeDemo {
         package var rotations = 0
         package var scans = 0
         package var sightings = 0
-        package var meetings = 0
+        var meetings = 0
         package var violations = 0
-        package var longestOnAir = Duration.zero
-        package var exposedBadges = 0
+        var longestOnAir = Duration.zero
+        var exposedBadges = 0
         /// Every badge that met the positive resident detected it, and no other did.
         package var exposuresCorrect = false
     }

@@ -4,9 +4,9 @@ import SystemIO
 /// every write, file creation, atomic replacement and fsync fails with ENOSPC, as a full card does;
 /// reading and removing still work.
 package final class SimulatedDisk: PosixFileSystem {
-    package var isFull = false
+    var isFull = false
 
-    override package init() { super.init() }
+    override init() { super.init() }
 
     private func refuseIfFull(_ call: String, _ path: String) throws(SystemError) {
         if isFull { throw SystemError(call: call, path: path, code: Errno.noSpace) }

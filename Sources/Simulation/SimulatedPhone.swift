@@ -15,7 +15,7 @@ package final class SimulatedPhone {
     private var generator: ServiceRandom
     private var timer: TimerHandle?
 
-    package init(radio: VirtualRadio, at position: RadioPosition, txPower: Int8, schedule: KeySchedule,
+    init(radio: VirtualRadio, at position: RadioPosition, txPower: Int8, schedule: KeySchedule,
                 generator: ServiceRandom) {
         self.loop = radio.loop
         self.schedule = schedule

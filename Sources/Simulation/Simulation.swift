@@ -31,7 +31,7 @@ package final class Simulation {
     /// A badge at `position`; `btsnoop` names a file that records its HCI traffic, as `run --btsnoop` does.
     /// `indicator`: the badge gets the virtual board's LED, buzzer and button (`badge.indicator`).
     @discardableResult
-    package func addBadge(_ name: String, at position: RadioPosition, settings: Agent.Settings = Agent.Settings(),
+    func addBadge(_ name: String, at position: RadioPosition, settings: Agent.Settings = Agent.Settings(),
                          clockProbe: any ClockSyncProbe = FixedClockSyncProbe(synchronised: true),
                          indicator: Bool = false, log: Logger = .silent, btsnoop: String? = nil) throws(SimulationError) -> SimulatedBadge {
         let index = UInt64(badges.count + 1)
@@ -65,7 +65,7 @@ package final class Simulation {
     }
 
     @discardableResult
-    package func addPhone(at position: RadioPosition, txPower: Int8 = -4) -> SimulatedPhone {
+    func addPhone(at position: RadioPosition, txPower: Int8 = -4) -> SimulatedPhone {
         var g = Randomness.seeded(seed &+ 0x5EED &+ UInt64(phones.count)).generator(for: "phone")
         let phone = SimulatedPhone(radio: radio, at: position, txPower: txPower, schedule: schedule,
                                    generator: ServiceRandom(seed: g.next()))
@@ -85,7 +85,7 @@ package final class Simulation {
     package var unixSeconds: Int64 { loop.unixNanoseconds / 1_000_000_000 }
 
     /// 2021-06-01T22:00:00Z: two hours before a UTC midnight, so a short run crosses a change of day.
-    package static let twoHoursBeforeMidnight: Int64 = 1_622_584_800
+    static let twoHoursBeforeMidnight: Int64 = 1_622_584_800
 
     /// The Unix time of a loop instant, by the current wall-clock offset.
     package func unixSeconds(at instant: MonotonicInstant) -> Int64 {
@@ -120,7 +120,7 @@ package final class SimulatedBadge {
     }
 
     /// The keys in the badge's key file on disk, as a restart would read them.
-    package var storedKeys: [TemporaryExposureKey] {
+    var storedKeys: [TemporaryExposureKey] {
         KeyFile.parse(TextFile.read(dataDirectory + "/keys") ?? "")
     }
 }

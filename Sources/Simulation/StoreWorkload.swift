@@ -21,7 +21,7 @@ package enum StoreWorkload {
         package var appendsPerSecond: Double
         package var meanFlushMicroseconds: Double
         /// Data the store wrote over the run (not counting what the file system adds).
-        package var bytesWritten: Int
+        var bytesWritten: Int
         /// Flushes that wrote anything, and the fsyncs (file and directory) they cost.
         package var flushes: Int
         package var fsyncs: Int

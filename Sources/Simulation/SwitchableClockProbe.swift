@@ -2,8 +2,8 @@ import Agent
 import AgentBase
 
 /// A clock-sync probe whose answer the scenario changes: NTP synchronising (or losing sync) mid-run.
-package final class SwitchableClockProbe: ClockSyncProbe {
+final class SwitchableClockProbe: ClockSyncProbe {
     package var synchronised: Bool
-    package init(synchronised: Bool) { self.synchronised = synchronised }
+    init(synchronised: Bool) { self.synchronised = synchronised }
     package func unsynchronisedReason() -> String? { synchronised ? nil : "simulation: not synchronised" }
 }

@@ -3,7 +3,7 @@
 import EventLoop
 import HCI
 import Network
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 

@@ -1,6 +1,6 @@
-import Agent
-import AgentBase
-import Indicators
+@testable import Agent
+@testable import AgentBase
+@testable import Indicators
 import Testing
 
 /// The board file's indicator keys, read into the indicator's wiring.

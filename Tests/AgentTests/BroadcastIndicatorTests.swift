@@ -1,6 +1,6 @@
 @testable import Agent
 import HCI
-import Indicators
+@testable import Indicators
 import SystemIO
 import Testing
 

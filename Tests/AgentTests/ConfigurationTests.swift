@@ -1,5 +1,5 @@
-import Agent
-import AgentBase
+@testable import Agent
+@testable import AgentBase
 import Foundation
 import Testing
 import TestSupport

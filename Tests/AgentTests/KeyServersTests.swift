@@ -1,6 +1,6 @@
 @testable import Agent
 @testable import AgentBase
-import Console
+@testable import Console
 import ENCore
 import EventLoop
 import Foundation
@@ -8,7 +8,7 @@ import HCI
 @testable import KeyDownload
 import KeySyncTestSupport
 import Network
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 

@@ -4,7 +4,7 @@ import ENCore
 import Foundation
 import HCI
 import Network
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 

@@ -8,8 +8,8 @@ import Glibc
 import HCI
 @testable import KeyShare
 import Network
-import Metrics
-import Simulation
+@testable import Metrics
+@testable import Simulation
 import TestSupport
 
 /// Badges in virtual time beside the test health authority (Tools/healthauthority) on 127.0.0.1: every badge is

@@ -7,7 +7,7 @@ import HCI
 @testable import KeyDownload
 import KeySyncTestSupport
 import Testing
-import Simulation
+@testable import Simulation
 import Network
 
 /// Key sync wired into the whole agent: configured from a config file, started with a trusted clock,

@@ -5,7 +5,7 @@ import ENCore
 import EventLoop
 import Foundation
 import Network
-import Simulation
+@testable import Simulation
 import KeySyncTestSupport
 import Testing
 import TestSupport

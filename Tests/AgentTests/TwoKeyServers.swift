@@ -6,7 +6,7 @@ import HCI
 @testable import KeyDownload
 import KeySyncTestSupport
 import Network
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 

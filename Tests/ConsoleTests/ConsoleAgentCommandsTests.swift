@@ -5,7 +5,7 @@ import EventLoop
 import Foundation
 import HCI
 import Testing
-import Simulation
+@testable import Simulation
 import TestSupport
 @testable import Agent
 

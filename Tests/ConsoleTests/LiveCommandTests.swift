@@ -5,7 +5,7 @@ import Foundation
 import HCI
 import Testing
 @testable import Console
-import Simulation
+@testable import Simulation
 import TestSupport
 @testable import Agent
 

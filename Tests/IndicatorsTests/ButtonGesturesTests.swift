@@ -1,5 +1,5 @@
 import EventLoop
-import Indicators
+@testable import Indicators
 import Testing
 
 /// Debouncing and the two gestures, fed edge by edge with their times as the kernel stamps them.

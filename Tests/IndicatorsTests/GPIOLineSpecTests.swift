@@ -1,5 +1,5 @@
 import EventLoop
-import Indicators
+@testable import Indicators
 import Testing
 
 /// The board file's indicator lines: the syntax, its errors, and what a machine without the chip says.

@@ -1,5 +1,5 @@
 import EventLoop
-import Indicators
+@testable import Indicators
 import Testing
 
 extension IndicatorScheduler {

@@ -1,6 +1,6 @@
 import ENCore
 import Foundation
-import KeyDownload
+@testable import KeyDownload
 import KeySyncTestSupport
 import Testing
 import Network

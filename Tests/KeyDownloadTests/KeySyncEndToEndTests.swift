@@ -1,8 +1,8 @@
-import AgentBase
+@testable import AgentBase
 import ENCore
 import EventLoop
 import Foundation
-import KeyDownload
+@testable import KeyDownload
 import KeySyncTestSupport
 import Testing
 import TestSupport

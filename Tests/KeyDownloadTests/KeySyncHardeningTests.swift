@@ -1,6 +1,6 @@
-import KeyDownload
+@testable import KeyDownload
 import KeySyncTestSupport
-import AgentBase
+@testable import AgentBase
 import ENCore
 import EventLoop
 import Foundation

@@ -4,7 +4,7 @@
 import ENCore
 import Foundation
 @testable import KeyDownload
-import Simulation
+@testable import Simulation
 import SystemIO
 import Testing
 import TestSupport

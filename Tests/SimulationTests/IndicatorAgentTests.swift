@@ -5,7 +5,7 @@ import ENCore
 import EventLoop
 import HCI
 @testable import KeyDownload
-import Simulation
+@testable import Simulation
 import SystemIO
 import Testing
 import TestSupport

@@ -3,7 +3,7 @@
 import ENCore
 import EventLoop
 import HCI
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 

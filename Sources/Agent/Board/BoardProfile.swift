@@ -30,7 +30,7 @@ package struct BoardProfile: Equatable, Sendable {
 
     package static let virtual = BoardProfile(name: "virtual", transport: .virtual, simulatedPhones: 3, clock: .trusted,
                                              indicators: .virtual)
-    package static let knownKeys = ["name", "transport", "simulated_phones", "clock", "console", "radio.calibration_confidence",
+    static let knownKeys = ["name", "transport", "simulated_phones", "clock", "console", "radio.calibration_confidence",
                                     "radio.tx_power", "radio.rssi_correction"]
         + IndicatorWiring.keys
 

@@ -45,7 +45,7 @@ package final class AgentControl {
     }
 
     /// On air as the controller confirmed it, or why not.
-    package var broadcastState: BroadcastState { agent.broadcastState }
+    var broadcastState: BroadcastState { agent.broadcastState }
 
     /// The state and counters a fleet's monitoring reads (`BadgeMetrics`).
     package func metrics() -> BadgeMetrics {

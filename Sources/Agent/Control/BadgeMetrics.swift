@@ -40,7 +40,7 @@ package struct BadgeMetrics: Equatable, Sendable {
     package var longestLoopTurn: Duration?
 
     /// A scan every 210–290 s: a badge that opened none for this long is not scanning.
-    package static let scanningWindowSeconds: Int64 = 600
+    static let scanningWindowSeconds: Int64 = 600
 
     package init() {}
 }

@@ -34,7 +34,7 @@ package struct KeyFile {
     }
 
     /// Keys that must still be kept at `now` (their validity ended less than 14 days ago).
-    package static func retained(_ keys: [TemporaryExposureKey], at now: ENIntervalNumber) -> [TemporaryExposureKey] {
+    static func retained(_ keys: [TemporaryExposureKey], at now: ENIntervalNumber) -> [TemporaryExposureKey] {
         let horizon = Int64(now.value) - Int64(retentionDays * ENIntervalNumber.intervalsPerDay)
         return keys.filter { Int64($0.rollingEnd) > horizon }
     }

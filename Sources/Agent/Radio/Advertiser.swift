@@ -14,8 +14,8 @@ package final class Advertiser {
     package struct Settings: Sendable {
         /// Rotation delay bounds; the upper bound never exceeds 20 minutes (receivers drop an RPI seen
         /// for longer, and a longer-lived address helps a tracker).
-        package var rotationMin: Duration = .seconds(600)
-        package var rotationMax: Duration = .seconds(1200)
+        var rotationMin: Duration = .seconds(600)
+        var rotationMax: Duration = .seconds(1200)
         /// Sent with the TX power in the metadata (v1.1): the board profile's `radio.calibration_confidence`.
         package var calibrationConfidence = CalibrationConfidence.lowest
         /// The TX power at the antenna the board profile declares (`radio.tx_power`), dBm; nil: the
@@ -37,16 +37,16 @@ package final class Advertiser {
     package private(set) var keys: [TemporaryExposureKey] = []
     /// The key broadcast now.
     package private(set) var tek: TemporaryExposureKey?
-    package private(set) var currentRPI: Bytes16?
+    private(set) var currentRPI: Bytes16?
     package private(set) var rotations = 0
-    package private(set) var nextRotation: MonotonicInstant?
+    private(set) var nextRotation: MonotonicInstant?
     /// When the RPI on air now went on air (`status` shows its age).
-    package private(set) var lastRotation: MonotonicInstant?
+    private(set) var lastRotation: MonotonicInstant?
     /// Why the badge is not broadcasting although it should: the day's new key could not be stored. Nil
     /// once a key is on disk again.
-    package private(set) var keyStorageError: SystemError?
+    private(set) var keyStorageError: SystemError?
 
-    package init(loop: any EventLoop, clock: Clock, radio: GAENRadio, schedule: KeySchedule, settings: Settings = Settings(),
+    init(loop: any EventLoop, clock: Clock, radio: GAENRadio, schedule: KeySchedule, settings: Settings = Settings(),
                 generator: ServiceRandom = .system, keyFile: KeyFile? = nil,
                 log: Logger) {
         precondition(settings.rotationMin <= settings.rotationMax && settings.rotationMax <= .seconds(1200),
@@ -84,7 +84,7 @@ package final class Advertiser {
 
     /// Deletes every own key (the console's `wipe`). A running advertiser at once makes, stores and broadcasts
     /// a fresh key, under a fresh address: nothing on air links back to the deleted keys.
-    package func removeAllKeys() throws(SystemError) {
+    func removeAllKeys() throws(SystemError) {
         try keyFile?.save([])
         keys = []
         tek = nil
@@ -93,7 +93,7 @@ package final class Advertiser {
 
     /// Deletes the keys whose validity ended more than 14 days before `interval`; called only while the clock
     /// permits deletion. A failure keeps them for the next round.
-    package func removeExpiredKeys(at interval: ENIntervalNumber) {
+    func removeExpiredKeys(at interval: ENIntervalNumber) {
         let kept = KeyFile.retained(keys, at: interval)
         guard kept.count < keys.count else { return }
         do {

@@ -11,10 +11,10 @@ import HCI
 /// bounced off a wall or shadowed by a hand must not move the figure.
 package struct CalibrationMeasurement: Sendable {
     /// Fewer reports than this say too little: a minute of a phone's advertising gives hundreds.
-    package static let minimumSamples = 10
+    static let minimumSamples = 10
     /// A second source whose median lies within this many dB of the strongest's could be the reference as
     /// well: the measurement is refused rather than guessed.
-    package static let ambiguityMarginDB = 6.0
+    static let ambiguityMarginDB = 6.0
     /// Sources kept, and reports kept per source: a crowded room cannot grow the measurement without bound.
     static let maximumSources = 64
     static let maximumSamplesPerSource = 4_096

@@ -11,10 +11,10 @@ import HCI
 package final class ScanScheduler {
     package struct Settings: Sendable {
         package var scanDuration: Duration = .seconds(4)
-        package var periodMin: Duration = .seconds(210)
+        var periodMin: Duration = .seconds(210)
         /// 290 rather than Google's 300: the first report of a scan can come a few hundred milliseconds in,
         /// and a rotation may pause a scan, yet every nearby advertiser must be heard in every 5 minutes.
-        package var periodMax: Duration = .seconds(290)
+        var periodMax: Duration = .seconds(290)
         package init() {}
     }
 
@@ -24,18 +24,18 @@ package final class ScanScheduler {
     private var generator: ServiceRandom
     private var timer: TimerHandle?
     package private(set) var scans = 0
-    package private(set) var lastScanStart: MonotonicInstant?
+    private(set) var lastScanStart: MonotonicInstant?
     /// Inside one of the scheduled scan windows: what is heard now is recorded.
-    package private(set) var isInScanWindow = false
+    private(set) var isInScanWindow = false
     /// Listen between the windows too (while the scheduler runs); nothing heard then is recorded.
-    package var listensBetweenScans = false {
+    var listensBetweenScans = false {
         didSet { updateRadio() }
     }
     private var running = false
     /// Called when a scan window closes, with its start time.
-    package var onScanFinished: (MonotonicInstant) -> Void = { _ in }
+    var onScanFinished: (MonotonicInstant) -> Void = { _ in }
 
-    package init(loop: any EventLoop, radio: GAENRadio, settings: Settings = Settings(),
+    init(loop: any EventLoop, radio: GAENRadio, settings: Settings = Settings(),
                 generator: ServiceRandom = .system) {
         self.loop = loop
         self.radio = radio

@@ -13,14 +13,14 @@ import SystemIO
 /// cannot push two weeks of real sightings out of the ring.
 package final class SightingRecorder {
     package struct Limits: Equatable, Sendable {
-        package var perScan: Int
-        package var perHour: Int
-        package init(perScan: Int = 256, perHour: Int = 1200) {
+        var perScan: Int
+        var perHour: Int
+        init(perScan: Int = 256, perHour: Int = 1200) {
             self.perScan = perScan
             self.perHour = perHour
         }
 
-        package init(configuration c: Configuration) {
+        init(configuration c: Configuration) {
             self.init(perScan: c.integer(.sightingsMaximumPerScan), perHour: c.integer(.sightingsMaximumPerHour))
         }
     }
@@ -46,7 +46,7 @@ package final class SightingRecorder {
     /// The last flush's failure, nil once a flush succeeds: what `status` reports about storage.
     package private(set) var lastError: SystemError?
     /// Observes the sightings of each finished scan (simulations, tests).
-    package var onSightings: ([Sighting]) -> Void = { _ in }
+    var onSightings: ([Sighting]) -> Void = { _ in }
 
     init(store: SightingStore, limits: Limits, log: Logger) {
         self.store = store

@@ -15,7 +15,7 @@ package final class ServiceNotifier {
     private var lastText: String?
 
     /// How often the status is looked at when there is no watchdog to feed.
-    package static let statusInterval: Duration = .seconds(1)
+    static let statusInterval: Duration = .seconds(1)
 
     package init(loop: any EventLoop, socket: SystemdNotifySocket, watchdogInterval: Duration?,
                 status: @escaping () -> ServiceStatus) {
@@ -35,7 +35,7 @@ package final class ServiceNotifier {
 
     /// The ping interval for `WATCHDOG_USEC` (a quarter of it: systemd kills at the full period, and a busy
     /// board may run a timer late), or nil without a watchdog or when `WATCHDOG_PID` names another process.
-    package static func watchdogInterval(microseconds: String?, pid: String?, ownPID: Int) -> Duration? {
+    static func watchdogInterval(microseconds: String?, pid: String?, ownPID: Int) -> Duration? {
         guard let text = microseconds, let usec = Int64(text), usec > 0 else { return nil }
         if let pid, Int(pid) != ownPID { return nil }
         return .microseconds(usec / 4)

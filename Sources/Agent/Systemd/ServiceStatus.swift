@@ -7,12 +7,12 @@ package struct ServiceStatus: Equatable, Sendable {
     package var ready: Bool
     package var text: String
 
-    package init(ready: Bool, text: String) {
+    init(ready: Bool, text: String) {
         self.ready = ready
         self.text = text
     }
 
-    package init(controllerReady: Bool, controllerProblem: String?, clockTrusted: Bool,
+    init(controllerReady: Bool, controllerProblem: String?, clockTrusted: Bool,
                 exposureNotification: Bool, advertising: Bool) {
         if !controllerReady {
             self.init(ready: false, text: "waiting for the controller" + (controllerProblem.map { ": \($0)" } ?? ""))

@@ -30,11 +30,11 @@ package final class Clock {
         }
     }
 
-    package static let jumpThreshold: Duration = .seconds(2)
-    package static let checkInterval: Duration = .seconds(10)
+    static let jumpThreshold: Duration = .seconds(2)
+    static let checkInterval: Duration = .seconds(10)
     /// How long the clock must run without a jump (and, after a large one, with NTP synchronised) before
     /// anything is deleted for its age.
-    package static let steadyPeriod: Duration = .seconds(3600)
+    static let steadyPeriod: Duration = .seconds(3600)
 
     package private(set) var trust: Trust
     package private(set) var jumps = 0
@@ -43,7 +43,7 @@ package final class Clock {
     /// Jumps larger than this hold deletion until the time is confirmed (`clock.max_jump_minutes`).
     package var maximumJump: Duration = .seconds(3600)
     /// A large jump not yet confirmed: its size, and when it happened (loop time).
-    package private(set) var unconfirmedJump: (size: Duration, at: MonotonicInstant)?
+    private(set) var unconfirmedJump: (size: Duration, at: MonotonicInstant)?
     /// The last jump of any size (loop time); nil when there was none.
     private var lastJump: MonotonicInstant?
     /// Since when NTP has said synchronised without interruption (loop time); nil while it does not.
@@ -80,7 +80,7 @@ package final class Clock {
     package var interval: ENIntervalNumber? { ENIntervalNumber(unixSeconds: unixSeconds) }
 
     /// Whether data may be deleted for its age now; when not, `deletionHold` says why.
-    package var permitsDeletion: Bool { deletionHold == nil }
+    var permitsDeletion: Bool { deletionHold == nil }
 
     /// Why nothing may be deleted for its age now, in words for `status` and the log; nil when it may.
     package var deletionHold: String? {

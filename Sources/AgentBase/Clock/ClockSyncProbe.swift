@@ -10,7 +10,7 @@ package protocol ClockSyncProbe: AnyObject {
 
 /// The kernel's NTP state (adjtimex) or systemd-timesyncd's marker file.
 package final class SystemClockSyncProbe: ClockSyncProbe {
-    package static let timesyncdMarker = "/run/systemd/timesync/synchronized"
+    static let timesyncdMarker = "/run/systemd/timesync/synchronized"
 
     package init() {}
 

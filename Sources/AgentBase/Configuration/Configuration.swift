@@ -15,12 +15,12 @@ package struct Configuration: Equatable, Sendable {
     }
 
     /// Values the config file gives (or `config set` changed), by key name.
-    package private(set) var fileValues: [String: String] = [:]
+    private(set) var fileValues: [String: String] = [:]
     /// `--set` values for this run only.
     package private(set) var overrides: [String: String] = [:]
     /// The board profile's values: what a board model declares, which this unit's config file may refine
     /// (a correction measured on this badge). Never written back to the file.
-    package private(set) var boardValues: [String: String] = [:]
+    private(set) var boardValues: [String: String] = [:]
 
     package init() {}
 

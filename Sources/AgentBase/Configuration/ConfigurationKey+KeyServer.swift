@@ -58,7 +58,7 @@ extension ConfigurationKey {
 }
 
 /// What a further key server may be called: it names its keys, its cursor file and its status line.
-package enum KeyServerName {
+enum KeyServerName {
     static let rule = "1 to 32 lowercase letters, digits and '-', starting with a letter"
 
     package static func isValid(_ name: String) -> Bool {

@@ -8,14 +8,14 @@
 /// existed mean what they meant.
 extension ConfigurationKey {
     /// The `sync.*` limits a key server may set for itself, in display order.
-    package static let syncLimits: [ConfigurationKey] = [
+    static let syncLimits: [ConfigurationKey] = [
         syncMaxFileBytes, syncMaxIndexBytes, syncMaxIndexLines, syncMaxLineBytes, syncMaxFiles, syncMaxRedirects,
         syncDownloadTimeoutSeconds, syncMinRate, syncMinRateSeconds, syncGiveUpAfterRuns,
     ]
 
     /// The default server's own limits (`keyserver.max_file_bytes`, …), in the order of `syncLimits`; a named
     /// server's are these through `forKeyServer`.
-    package static let keyServerLimits: [ConfigurationKey] = syncLimits.map(keyServerLimit(for:))
+    static let keyServerLimits: [ConfigurationKey] = syncLimits.map(keyServerLimit(for:))
 
     private static let syncPrefix = "sync."
 

@@ -61,17 +61,17 @@ extension ConfigurationKey {
     package static let riskConfig = ConfigurationKey(
         "risk.config", .path, default: "",
         "ENExposureConfiguration JSON for v1 scoring (and optionally v2); empty: the SPEC §5 defaults")
-    package static let riskThreshold = ConfigurationKey(
+    static let riskThreshold = ConfigurationKey(
         "risk.threshold", .integer(0...4096), default: "1",
         "v1 risk score at or above which an exposure is notified")
     package static let riskModel = ConfigurationKey(
         "risk.model", .choice(["google", "cwa"]), default: "google",
         "what decides that exposures are notified: google (each one's v1 score against risk.threshold) or cwa "
             + "(the Corona-Warn-App's risk calculation over every window, with risk.cwa_config)")
-    package static let riskCWAConfig = ConfigurationKey(
+    static let riskCWAConfig = ConfigurationKey(
         "risk.cwa_config", .path, default: "",
         "the Corona-Warn-App's risk-calculation configuration (JSON, the app's own shape), required with risk.model cwa")
-    package static let notifyCommand = ConfigurationKey(
+    static let notifyCommand = ConfigurationKey(
         "notify.command", .command, default: "",
         "run with /bin/sh -c for each notified exposure and each key share outcome, the event as JSON on stdin")
     package static let shareVerificationURL = ConfigurationKey(

@@ -2,7 +2,7 @@ import ENCore
 
 /// One `key = value` line of a config file or board profile (see `KeyValueLines` for the syntax), and how
 /// `config set` writes one back so that it reads back the same.
-package struct KeyValueLine: Equatable, Sendable {
+struct KeyValueLine: Equatable, Sendable {
     package struct Problem: Error, Equatable {
         package var message: String
     }
@@ -11,16 +11,16 @@ package struct KeyValueLine: Equatable, Sendable {
     package var value: String
     /// The comment after the value with the spaces before it (`   # the CDN`), or "": kept when the line
     /// is rewritten, since it usually explains the value.
-    package var trailingComment: String
+    var trailingComment: String
 
-    package init(key: String, value: String, trailingComment: String = "") {
+    init(key: String, value: String, trailingComment: String = "") {
         self.key = key
         self.value = value
         self.trailingComment = trailingComment
     }
 
     /// The entry on `line` (without its line end); nil for a blank or comment line.
-    package init?(parsing line: String) throws(Problem) {
+    init?(parsing line: String) throws(Problem) {
         let scalars = Array(line.unicodeScalars)
         var index = 0
         func isSpace(_ i: Int) -> Bool { scalars[i] == " " || scalars[i] == "\t" }
@@ -103,7 +103,7 @@ package struct KeyValueLine: Equatable, Sendable {
         }
     }
 
-    package static func quotedIfNeeded(_ value: String) -> String {
+    static func quotedIfNeeded(_ value: String) -> String {
         let scalars = Array(value.unicodeScalars)
         guard let first = scalars.first, let last = scalars.last else { return value }
         let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }

@@ -20,7 +20,7 @@ package final class ExposureLog {
         /// Exposures never recorded before.
         package var added: [Exposure] = []
         /// Already recorded; their scores were refreshed.
-        package var updated = 0
+        var updated = 0
         /// Records removed because their key was revoked.
         package var revoked = 0
         package var isEmpty: Bool { added.isEmpty && updated == 0 && revoked == 0 }
@@ -30,7 +30,7 @@ package final class ExposureLog {
     /// Oldest day first, then by ID.
     package private(set) var exposures: [Exposure] = []
     /// Revoked keys and their day.
-    package private(set) var revokedIDs: [ExposureID: UTCDay] = [:]
+    private(set) var revokedIDs: [ExposureID: UTCDay] = [:]
     /// Exposures whose signal was acknowledged: the badge no longer blinks for them.
     package private(set) var acknowledgedIDs: Set<ExposureID> = []
 
@@ -85,7 +85,7 @@ package final class ExposureLog {
     }
 
     /// Marks exposures as notified.
-    package func markNotified(_ ids: Set<ExposureID>) throws(SystemError) {
+    func markNotified(_ ids: Set<ExposureID>) throws(SystemError) {
         guard !ids.isEmpty else { return }
         try replace(with: exposures.map { exposure in
             var marked = exposure

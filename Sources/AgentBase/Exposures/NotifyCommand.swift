@@ -12,21 +12,21 @@ import SystemIO
 package final class NotifyCommand {
     package let command: String
     /// A command still running after this is killed.
-    package var timeLimit: Duration = .seconds(300)
+    var timeLimit: Duration = .seconds(300)
     /// Children started and not yet reaped.
     package private(set) var running = 0
     package private(set) var started = 0
     /// Children that exited with a non-zero status, were killed, or could not be started.
     package private(set) var failed = 0
     /// Called with each child's exit status (128 + signal for a killed one) once it is reaped.
-    package var onExit: (Int32) -> Void = { _ in }
+    var onExit: (Int32) -> Void = { _ in }
 
     private let loop: any EventLoop
     private let log: Logger
     /// The stdin of each child still being fed, by descriptor.
     private var feeders: [Int32: DescriptorWriter] = [:]
 
-    package init(_ command: String, loop: any EventLoop, log: Logger) {
+    init(_ command: String, loop: any EventLoop, log: Logger) {
         self.command = command
         self.loop = loop
         self.log = log

@@ -4,7 +4,7 @@
 /// A line ends at LF; a CR before it is dropped. A line that grows past the limit is reported once, at
 /// the moment it overflows (a client sending 10 MB without a newline is answered at once rather than
 /// when it stops), and the rest of it, up to its LF, is discarded.
-package struct BoundedLineReader {
+struct BoundedLineReader {
     package enum Event: Hashable, Sendable {
         case line(String)
         case tooLong
@@ -14,7 +14,7 @@ package struct BoundedLineReader {
     private var pending: [UInt8] = []
     private var discarding = false
 
-    package init(maxLineBytes: Int = 4096) {
+    init(maxLineBytes: Int = 4096) {
         self.maxLineBytes = maxLineBytes
     }
 

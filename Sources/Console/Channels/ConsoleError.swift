@@ -3,7 +3,7 @@
 package struct ConsoleError: Error, Hashable, Sendable, CustomStringConvertible {
     package let description: String
 
-    package init(_ description: String) {
+    init(_ description: String) {
         self.description = description
     }
 }

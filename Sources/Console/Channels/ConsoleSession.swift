@@ -15,17 +15,17 @@ import SystemIO
 /// lines are dropped before anything else when it fills.
 package final class ConsoleSession {
     package struct Settings {
-        package var prompt = "enbeacon> "
-        package var editor = LineEditor.Settings()
+        var prompt = "enbeacon> "
+        var editor = LineEditor.Settings()
         /// Output waiting for a slow line beyond this is dropped (and a note printed once it drains).
-        package var outputLimit = 256 * 1024
+        var outputLimit = 256 * 1024
         /// `live` lines are dropped once this much output is waiting.
-        package var liveOutputLimit = 16 * 1024
+        var liveOutputLimit = 16 * 1024
         /// A half-received escape sequence is abandoned after this long without more input.
-        package var escapeTimeout: Duration = .milliseconds(100)
+        var escapeTimeout: Duration = .milliseconds(100)
         /// History is written this long after the last new entry (and when the session ends), so a burst
         /// of commands costs one write to the SD card.
-        package var historySaveDelay: Duration = .seconds(5)
+        var historySaveDelay: Duration = .seconds(5)
 
         package init() {}
     }

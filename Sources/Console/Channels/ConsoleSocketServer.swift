@@ -28,9 +28,9 @@ package final class ConsoleSocketServer {
         /// How long output may wait for a client that does not read before it is cut off.
         package var writeStallTimeout: Duration = .seconds(10)
         /// The most of one answer held for a slow client.
-        package var replyLimit = 4 * 1024 * 1024
+        var replyLimit = 4 * 1024 * 1024
         /// A `live` reader this far behind is told so and disconnected.
-        package var liveOutputLimit = 64 * 1024
+        var liveOutputLimit = 64 * 1024
         /// How long accepting pauses when the process is out of descriptors, instead of spinning on a
         /// listening socket that stays readable.
         package var acceptBackoff: Duration = .seconds(1)

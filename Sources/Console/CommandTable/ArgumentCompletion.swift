@@ -6,7 +6,7 @@ package struct ArgumentCompletion {
     /// Candidates for the next argument, given the arguments already typed before it.
     let candidates: (_ previousArguments: [String]) -> [String]
 
-    package init(_ candidates: @escaping (_ previousArguments: [String]) -> [String]) {
+    init(_ candidates: @escaping (_ previousArguments: [String]) -> [String]) {
         self.candidates = candidates
     }
 
@@ -19,7 +19,7 @@ package struct ArgumentCompletion {
     }
 
     /// A list computed when asked, for the first argument only, e.g. the configuration keys.
-    package static func firstArgument(_ source: @escaping () -> [String]) -> ArgumentCompletion {
+    static func firstArgument(_ source: @escaping () -> [String]) -> ArgumentCompletion {
         ArgumentCompletion { previous in previous.isEmpty ? source() : [] }
     }
 }

@@ -85,7 +85,7 @@ package enum CommandLineWords {
 
     /// The word being typed at the end of `prefix` (what Tab completes) and the complete words before it.
     /// Nil while a quote or an escape is open: completing inside one would have to guess the quoting.
-    package static func splitForCompletion(_ prefix: String) -> (words: [String], partial: String)? {
+    static func splitForCompletion(_ prefix: String) -> (words: [String], partial: String)? {
         let lastSeparator = prefix.unicodeScalars.lastIndex { $0 == " " || $0 == "\t" }
         let partialStart = lastSeparator.map { prefix.unicodeScalars.index(after: $0) } ?? prefix.startIndex
         let partial = String(prefix.unicodeScalars[partialStart...])

@@ -24,7 +24,7 @@ package final class CommandTable {
     }
 
     /// Adds a command, replacing one of the same name.
-    package func register(_ command: ConsoleCommand) {
+    func register(_ command: ConsoleCommand) {
         byName[command.name] = command
         // Lines are resolved far more often than commands are registered (a few dozen, at start).
         commands = byName.values.sorted { $0.name < $1.name }
@@ -233,7 +233,7 @@ package final class CommandTable {
 
     /// What Tab offers at the end of `prefix` (the line up to the cursor): command names, then a
     /// command's subcommands, options (after `-`) and argument completions.
-    package func completions(forLinePrefix prefix: String) -> CompletionCandidates {
+    func completions(forLinePrefix prefix: String) -> CompletionCandidates {
         guard let (words, partial) = CommandLineWords.splitForCompletion(prefix) else { return .none }
         var candidates: [String] = []
         if words.isEmpty {
@@ -306,7 +306,7 @@ package final class CommandTable {
     }
 
     /// `help COMMAND` and `COMMAND --help`.
-    package func helpText(_ command: ConsoleCommand) -> String {
+    func helpText(_ command: ConsoleCommand) -> String {
         var lines = ["usage: \(command.usage)", command.summary]
         if !command.help.isEmpty { lines.append(command.help) }
         if command.consent != .never { lines.append(ConsentRule.summary) }

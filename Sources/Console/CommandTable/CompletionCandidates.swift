@@ -5,7 +5,7 @@ package struct CompletionCandidates: Hashable, Sendable {
     /// Complete words, sorted, each starting with `partial`.
     package var candidates: [String]
 
-    package init(partial: String, candidates: [String]) {
+    init(partial: String, candidates: [String]) {
         self.partial = partial
         self.candidates = candidates
     }

@@ -6,14 +6,14 @@
 ///   or pasted by mistake must never reveal keys, wipe a badge or change what it runs or trusts silently.
 /// - Through the unix socket (`enbeacon ctl`) or a piped stdin nobody can be asked, so `--yes` on the
 ///   command line is the consent. Without it the command is refused with a line that names the flag.
-package enum ConsentRule {
-    package enum Decision: Hashable, Sendable {
+enum ConsentRule {
+    enum Decision: Hashable, Sendable {
         case proceed
         case ask
         case refuse(String)
     }
 
-    package static func decide(command: String, channel: ConsoleChannel, yes: Bool) -> Decision {
+    static func decide(command: String, channel: ConsoleChannel, yes: Bool) -> Decision {
         switch channel {
         case .terminal:
             return .ask

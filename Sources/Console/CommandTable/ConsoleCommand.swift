@@ -25,7 +25,7 @@ package struct ConsoleCommand {
     /// instead of calling `handler`: a handler capturing the table would form a cycle nothing breaks.
     var isTableHelp = false
 
-    package init(_ name: String, summary: String, usage: String? = nil, help: String = "",
+    init(_ name: String, summary: String, usage: String? = nil, help: String = "",
                 arguments: ClosedRange<Int> = 0...0, flags: [String] = [], options: [String] = [],
                 completion: ArgumentCompletion = .none, consent: ConsentRequirement = .never,
                 handler: @escaping (ConsoleRequest) -> ConsoleReply) {

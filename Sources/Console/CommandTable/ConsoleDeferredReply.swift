@@ -4,15 +4,15 @@
 /// channel waits without blocking the loop; if it goes away first (client disconnected, Ctrl-C) the
 /// reply is cancelled and `onCancel` runs, and a later `resolve` is ignored.
 package final class ConsoleDeferredReply {
-    package private(set) var isCancelled = false
-    package private(set) var isResolved = false
+    private(set) var isCancelled = false
+    private(set) var isResolved = false
     private var resolved: ConsoleReply?
     private var receiver: ((ConsoleReply) -> Void)?
     private var onCancel: (() -> Void)?
     /// Set by the command table, so that `.usage` from a late answer names the right command.
     var usageLine: (String?) -> String = { detail in "usage: " + (detail ?? "wrong arguments") }
 
-    package init(onCancel: @escaping () -> Void = {}) {
+    init(onCancel: @escaping () -> Void = {}) {
         self.onCancel = onCancel
     }
 

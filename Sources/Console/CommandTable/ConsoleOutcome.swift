@@ -18,7 +18,7 @@ package struct ConsentQuestion {
     let proceed: () -> ConsoleOutcome
 
     /// The prompt under which the answer is typed.
-    package var prompt: String { ConsentRule.question(for: command) }
+    var prompt: String { ConsentRule.question(for: command) }
 
     /// Runs the command if `line` is exactly `yes` (surrounding spaces aside), otherwise does nothing and
     /// says so.

@@ -17,7 +17,7 @@ package struct ConsoleRequest: Hashable, Sendable {
     package var yes: Bool
     package var channel: ConsoleChannel
 
-    package init(command: String, arguments: [String] = [], flags: Set<String> = [], options: [String: String] = [:],
+    init(command: String, arguments: [String] = [], flags: Set<String> = [], options: [String: String] = [:],
                 json: Bool = false, yes: Bool = false, channel: ConsoleChannel) {
         self.command = command
         self.arguments = arguments

@@ -4,7 +4,7 @@
 /// producer when it has nothing more to say. Ending tells the other side once; lines sent after the
 /// end are dropped, so a producer never needs to know whether anyone is still listening.
 package final class ConsoleStream {
-    package private(set) var isEnded = false
+    private(set) var isEnded = false
     private var onStop: (() -> Void)?
     private var sink: ((String) -> Void)?
     private var onChannelEnd: (() -> Void)?
@@ -13,7 +13,7 @@ package final class ConsoleStream {
     private static let earlyLimit = 64
 
     /// - Parameter onStop: called once when the stream ends, whoever ended it: unregister the observer here.
-    package init(onStop: @escaping () -> Void = {}) {
+    init(onStop: @escaping () -> Void = {}) {
         self.onStop = onStop
     }
 

@@ -7,7 +7,7 @@ package struct ConsoleHistory: Hashable, Sendable {
     /// Changes whenever an entry is recorded, so the owner can tell when to persist.
     package private(set) var revision = 0
 
-    package init(_ entries: [String] = [], limit: Int = 200) {
+    init(_ entries: [String] = [], limit: Int = 200) {
         self.limit = max(limit, 1)
         self.entries = Array(entries.filter { !$0.trimmingSpaces.isEmpty }.suffix(self.limit))
     }

@@ -9,14 +9,14 @@
 /// on an empty line); Left/Right, Ctrl-B/Ctrl-F; Home/End, Ctrl-A/Ctrl-E; Alt-B/Alt-F and Ctrl-Left/Right
 /// by word; Ctrl-U deletes to the start, Ctrl-K to the end, Ctrl-W the word before the cursor;
 /// Up/Down and Ctrl-P/Ctrl-N walk the history; Tab completes; Ctrl-L redraws; Ctrl-C cancels the line.
-package struct LineEditor {
+struct LineEditor {
     package struct Settings: Hashable, Sendable {
         /// The longest line accepted, in UTF-8 bytes. A longer one is refused and discarded up to its
         /// end, so no input can make the editor hold more than this.
         package var maxLineBytes = 4096
-        package var historyLimit = 200
+        var historyLimit = 200
         /// The longest escape sequence decoded; longer ones are skipped.
-        package var escapeSequenceLimit = 32
+        var escapeSequenceLimit = 32
 
         package init() {}
     }
@@ -42,11 +42,11 @@ package struct LineEditor {
 
     package let settings: Settings
     /// Shown before the line; takes effect at the next redraw.
-    package var prompt: String { didSet { dirty = true } }
+    var prompt: String { didSet { dirty = true } }
     /// Terminal columns; the line scrolls sideways within them.
     package var width = 80 { didSet { dirty = true } }
     /// Whether entered lines go into the history (not while answering a consent question).
-    package var recordsHistory = true
+    var recordsHistory = true
     package private(set) var history: ConsoleHistory
 
     private let complete: (String) -> CompletionCandidates
@@ -61,7 +61,7 @@ package struct LineEditor {
     private var draft = ""
 
     /// - Parameter complete: candidates for the word before the cursor, given the line up to the cursor.
-    package init(prompt: String, settings: Settings = Settings(), history: [String] = [],
+    init(prompt: String, settings: Settings = Settings(), history: [String] = [],
                 complete: @escaping (String) -> CompletionCandidates = { _ in .none }) {
         self.prompt = prompt
         self.settings = settings
@@ -73,13 +73,13 @@ package struct LineEditor {
     /// The line being edited.
     package var text: String { buffer.text }
     /// The cursor, in characters from the start of the line.
-    package var cursorOffset: Int { buffer.cursor }
-    package var isEditing: Bool { mode == .editing }
+    var cursorOffset: Int { buffer.cursor }
+    var isEditing: Bool { mode == .editing }
     /// An escape sequence or character is half-received: call `escapeTimedOut()` if nothing follows soon.
-    package var hasPendingEscape: Bool { decoder.hasPendingInput }
+    var hasPendingEscape: Bool { decoder.hasPendingInput }
 
     /// Shows the prompt and an empty line, ready for keys.
-    package mutating func beginLine() {
+    mutating func beginLine() {
         buffer = LineBuffer()
         historyIndex = nil
         draft = ""
@@ -104,13 +104,13 @@ package struct LineEditor {
     }
 
     /// Abandons a half-received escape sequence (a lone ESC press, or noise).
-    package mutating func escapeTimedOut() {
+    mutating func escapeTimedOut() {
         decoder.timeout()
     }
 
     /// Prints `text` (lines, without a final newline) above the line being edited, then redraws it:
     /// for `live` output and notices arriving while someone types.
-    package mutating func printAbove(_ text: String) {
+    mutating func printAbove(_ text: String) {
         if mode == .editing {
             output += Array("\r\u{1B}[K".utf8)
             dirty = true
@@ -120,7 +120,7 @@ package struct LineEditor {
     }
 
     /// Everything to write to the terminal since the last call, the line redrawn if it changed.
-    package mutating func takeOutput() -> [UInt8] {
+    mutating func takeOutput() -> [UInt8] {
         renderIfNeeded()
         let bytes = output
         output = []

@@ -1,7 +1,7 @@
 import SystemIO
 
 /// Why a GPIO line could not be had, in words that say what to do.
-package enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
+enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `chips`: what this machine has, `gpiochip0 [pinctrl-bcm2711, 58 lines]`.
     case noSuchChip(String, chips: [String])
     case notAChip(String)

@@ -15,7 +15,7 @@ package struct GPIOLineSpec: Equatable, Sendable, CustomStringConvertible {
         case name(String)
     }
 
-    package enum Bias: String, Sendable, CaseIterable {
+    enum Bias: String, Sendable, CaseIterable {
         case pullUp = "pull-up"
         case pullDown = "pull-down"
         case disabled = "bias-disabled"
@@ -25,9 +25,9 @@ package struct GPIOLineSpec: Equatable, Sendable, CustomStringConvertible {
     package var chip: String?
     package var line: Line
     package var activeLow = false
-    package var bias: Bias?
+    var bias: Bias?
 
-    package init(chip: String?, line: Line, activeLow: Bool = false, bias: Bias? = nil) {
+    init(chip: String?, line: Line, activeLow: Bool = false, bias: Bias? = nil) {
         self.chip = chip
         self.line = line
         self.activeLow = activeLow
@@ -40,7 +40,7 @@ package struct GPIOLineSpec: Equatable, Sendable, CustomStringConvertible {
         package init(description: String) { self.description = description }
     }
 
-    package init(parsing text: String) throws(ParseError) {
+    init(parsing text: String) throws(ParseError) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
         let location = parts[0]
         guard !location.isEmpty else {
