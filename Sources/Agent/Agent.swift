@@ -21,9 +21,9 @@ import SystemIO
 /// (`attach(network:)`); libcurl stays in the `Network` module, loaded only while a transfer runs.
 package final class Agent {
     package struct Settings: Sendable {
-        package var driver = DriverSettings()
+        var driver = DriverSettings()
         package var advertiser = Advertiser.Settings()
-        package var scanner = ScanScheduler.Settings()
+        var scanner = ScanScheduler.Settings()
         package var clockPolicy = ClockPolicy.ntp
         /// How often batched sightings are written and fsync'd: the most a power cut can lose.
         package var flushInterval: Duration = .seconds(60)
@@ -69,7 +69,7 @@ package final class Agent {
     /// default server's.
     var keySyncSettings: KeySyncSettings { keyServerSettings[0] }
     /// The default server's settings, then each named server's.
-    package private(set) var keyServerSettings: [KeySyncSettings]
+    private(set) var keyServerSettings: [KeySyncSettings]
     /// Whether Exposure Notification is on (`en on` / `en off`); off keeps every stored datum.
     package private(set) var exposureNotificationEnabled = true
     private(set) var reportsHeard = 0

@@ -8,7 +8,7 @@ import EventLoop
 /// the caller feeds edges with their times (the kernel's timestamps, so a busy loop does not shorten a press)
 /// and calls `advance(to:)` at `nextDeadline`.
 struct ButtonGestures: Sendable {
-    package enum Gesture: Equatable, Sendable {
+    enum Gesture: Equatable, Sendable {
         case shortPress
         case longPress
     }
@@ -34,7 +34,7 @@ struct ButtonGestures: Sendable {
     }
 
     /// When `advance` should next be called, if anything is pending.
-    package var nextDeadline: MonotonicInstant? {
+    var nextDeadline: MonotonicInstant? {
         // An edge still settling decides first: a release before the 2 s mark makes a short press of it.
         if let raw, raw.pressed != isPressed { return raw.since + Self.settleTime }
         if let press, isPressed, !press.reportedLong { return press.start + Self.longPressTime }
@@ -42,7 +42,7 @@ struct ButtonGestures: Sendable {
     }
 
     /// Settles what has held long enough by `now`, and returns the gestures that completed.
-    package mutating func advance(to now: MonotonicInstant) -> [Gesture] {
+    mutating func advance(to now: MonotonicInstant) -> [Gesture] {
         var gestures: [Gesture] = []
         if let raw, raw.pressed != isPressed, now >= raw.since + Self.settleTime {
             isPressed = raw.pressed

@@ -4,7 +4,7 @@ import EventLoop
 /// something else replaces it. A value: `levels(at:)` and `boundary(after:)` answer for any offset into
 /// the pattern, so a pattern is checked without a loop and played by one timer at a time.
 package struct IndicatorPattern: Equatable, Sendable {
-    package struct Step: Equatable, Sendable {
+    struct Step: Equatable, Sendable {
         package var duration: Duration
         package var levels: IndicatorLevels
 
@@ -16,7 +16,7 @@ package struct IndicatorPattern: Equatable, Sendable {
     }
 
     /// One cycle.
-    package var steps: [Step]
+    var steps: [Step]
     /// How many cycles; nil: until replaced (a state's pattern).
     var cycles: Int?
 

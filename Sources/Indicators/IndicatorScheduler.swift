@@ -45,7 +45,7 @@ struct IndicatorScheduler: Sendable {
     }
 
     /// Forgets a signal that is over, so the state's pattern runs on from where the signal ended.
-    package mutating func advance(to now: MonotonicInstant) {
+    mutating func advance(to now: MonotonicInstant) {
         guard let end = signalEnd, now >= end else { return }
         stateStart = max(stateStart, end)
         playing = nil
@@ -57,7 +57,7 @@ struct IndicatorScheduler: Sendable {
     }
 
     /// The next instant after `now` at which the levels may change (a step boundary).
-    package func nextStep(after now: MonotonicInstant) -> MonotonicInstant {
+    func nextStep(after now: MonotonicInstant) -> MonotonicInstant {
         if let playing, signal(at: now) != nil {
             return playing.start + playing.signal.pattern.boundary(after: now - playing.start)
         }

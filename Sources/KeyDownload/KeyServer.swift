@@ -24,7 +24,7 @@ package enum KeyServer: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Names the server in the cursor file: a cursor is only meaningful for the server it was made with.
-    package var identity: String {
+    var identity: String {
         switch self {
         case .indexed(let indexURL, let baseURL): "index \(indexURL) \(baseURL)"
         case .cwa(let base, let country): "cwa \(Self.trimmed(base)) \(country)"

@@ -19,8 +19,8 @@ package struct KeySyncLimits: Equatable, Sendable {
     var maxRedirects = 5
     var downloadTimeout: Duration = .seconds(3600)
     /// Bytes a second, over `minimumRateWindow`.
-    package var minimumRate = 1_024
-    package var minimumRateWindow: Duration = .seconds(60)
+    var minimumRate = 1_024
+    var minimumRateWindow: Duration = .seconds(60)
     /// Runs in a row that may stop on the same export (its retries used up) before it is skipped.
     var giveUpAfterRuns = 3
 

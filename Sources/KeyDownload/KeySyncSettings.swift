@@ -12,7 +12,7 @@ package struct KeySyncSettings: Sendable {
     /// Exports must verify with one of these keys, or their keys are never used.
     package var keyring = VerificationKeyring()
     /// PEM file of trusted CAs instead of the system store.
-    package var caFile: String?
+    var caFile: String?
     package var interval: Duration = .seconds(4 * 3600)
     /// Up to this much is added to each interval at random, so that many badges do not hit the server at once.
     package var jitter: Duration = .seconds(300)

@@ -12,7 +12,7 @@ package struct KeyShareSettings: Equatable, Sendable {
     var publishURL: String?
     package var healthAuthorityID: String?
     /// `keyserver.ca_file`: the same trust for the health authority's HTTPS servers as for its key downloads.
-    package var caFile: String?
+    var caFile: String?
     /// Chaff requests a day on average (`share.chaff_per_day`); 0: none.
     var chaffPerDay = 0
     /// After the UTC midnight that ends the day of consent, publishing waits a random time in this range: past
@@ -59,7 +59,7 @@ package struct KeyShareSettings: Equatable, Sendable {
     var isConfigured: Bool { missingKeys.isEmpty }
 
     /// Where a call of the upload goes.
-    package func url(for endpoint: PublishingEndpoint) -> String? {
+    func url(for endpoint: PublishingEndpoint) -> String? {
         switch endpoint {
         case .verify, .certificate: verificationURL.map { $0 + endpoint.rawValue }
         case .publish: publishURL
@@ -68,7 +68,7 @@ package struct KeyShareSettings: Equatable, Sendable {
 
     /// The headers of a call: JSON, and the API key for the verification server (the key server does not
     /// take one, and is not given the health authority's credential).
-    package func headers(for endpoint: PublishingEndpoint, chaff: Bool = false) -> [String] {
+    func headers(for endpoint: PublishingEndpoint, chaff: Bool = false) -> [String] {
         var headers = ["Content-Type: application/json", "Accept: application/json"]
         if endpoint != .publish, let apiKey { headers.append("X-API-Key: " + apiKey) }
         if chaff { headers.append("X-Chaff: 1") }

@@ -42,9 +42,9 @@ package struct ShareOutcome: Equatable, Sendable {
     /// Keys sent in the publish, when there was one.
     package var keys: Int?
     /// Keys the key server says it stored.
-    package var insertedExposures: Int?
+    var insertedExposures: Int?
     /// The key server's words about keys it dropped.
-    package var warnings: [String] = []
+    var warnings: [String] = []
     /// When the next attempt is due (retrying).
     var retryAt: Int64?
 

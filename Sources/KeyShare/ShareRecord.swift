@@ -38,7 +38,7 @@ struct ShareRecord: Equatable, Sendable {
         /// Whether staff have been told (log at warn, notify.command) that publishing is being retried.
         var retryAnnounced = false
 
-        package init(consentedAt: Int64, testType: TestType, testDate: UTCDay?, symptomOnset: UTCDay?, token: String,
+        init(consentedAt: Int64, testType: TestType, testDate: UTCDay?, symptomOnset: UTCDay?, token: String,
                     tokenExpiresAt: Int64, publishAfter: Int64) {
             self.consentedAt = consentedAt
             self.testType = testType

@@ -8,12 +8,12 @@ import SystemIO
 /// closed. A flood of connections or of garbage costs the loop bounded work per turn and never stalls it.
 package final class MetricsHTTPServer {
     package struct Settings: Sendable {
-        package var maxConnections = 16
-        package var requestTimeout: Duration = .seconds(5)
-        package var writeStallTimeout: Duration = .seconds(10)
+        var maxConnections = 16
+        var requestTimeout: Duration = .seconds(5)
+        var writeStallTimeout: Duration = .seconds(10)
         /// How long the listener is left alone when the process is out of descriptors: it stays readable,
         /// and accepting again at once would spin the loop.
-        package var acceptBackoff: Duration = .seconds(1)
+        var acceptBackoff: Duration = .seconds(1)
         package init() {}
     }
 
@@ -38,10 +38,10 @@ package final class MetricsHTTPServer {
         self.body = body
     }
 
-    package var connectionCount: Int { connections.count }
+    var connectionCount: Int { connections.count }
 
     /// The port listened on (the one asked for, or the kernel's choice for port 0).
-    package private(set) var port: UInt16 = 0
+    private(set) var port: UInt16 = 0
 
     package func start() throws(SystemError) {
         guard listener == nil else { return }

@@ -11,7 +11,7 @@ package final class MetricsService {
     private let control: AgentControl
     private let exposition: BadgeMetricsExposition
     private let log: Logger
-    package let textfile: MetricsTextfile
+    let textfile: MetricsTextfile
     package private(set) var server: MetricsHTTPServer?
 
     package init(loop: any EventLoop, control: AgentControl, exposition: BadgeMetricsExposition, log: Logger) {

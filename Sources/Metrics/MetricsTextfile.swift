@@ -7,7 +7,7 @@ import SystemIO
 /// textfile collector: a temporary file beside it, renamed over it, so the collector never reads half a file.
 /// Not fsync'd: the file is rewritten every few seconds and worthless after a power cut, and an SD card
 /// should not pay for it. Off (no timer at all, so an idle badge wakes no more often) while the key is empty.
-package final class MetricsTextfile {
+final class MetricsTextfile {
     private let loop: any EventLoop
     private let control: AgentControl
     private let exposition: BadgeMetricsExposition

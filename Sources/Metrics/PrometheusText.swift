@@ -1,7 +1,7 @@
 /// Prometheus' text exposition format, version 0.0.4: one `# HELP` and one `# TYPE` line per family, then
 /// its samples, no timestamps. Only what this project emits: gauges and counters with label pairs.
 struct PrometheusText: Sendable {
-    package enum Kind: String, Sendable {
+    enum Kind: String, Sendable {
         case gauge, counter
     }
 

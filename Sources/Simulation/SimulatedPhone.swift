@@ -8,7 +8,7 @@ import HCI
 /// under a random address, both rotated together every 10–20 minutes. No HCI host: it is scenery for
 /// the virtual board and the simulations, so a newcomer sees sightings arrive at the first scan.
 package final class SimulatedPhone {
-    package let beacon: VirtualBeacon
+    let beacon: VirtualBeacon
     package private(set) var tek: TemporaryExposureKey
     private let loop: any EventLoop
     private let schedule: KeySchedule

@@ -106,7 +106,7 @@ package final class SimulatedBadge {
     package let disk: SimulatedDisk
     package let dataDirectory: String
     /// Its LED, buzzer and button, when it has them.
-    package let indicator: VirtualIndicator?
+    let indicator: VirtualIndicator?
 
     init(name: String, agent: Agent, controller: VirtualController, disk: SimulatedDisk,
          dataDirectory: String, indicator: VirtualIndicator?) {

@@ -3,7 +3,7 @@ import AgentBase
 
 /// A clock-sync probe whose answer the scenario changes: NTP synchronising (or losing sync) mid-run.
 final class SwitchableClockProbe: ClockSyncProbe {
-    package var synchronised: Bool
+    var synchronised: Bool
     init(synchronised: Bool) { self.synchronised = synchronised }
-    package func unsynchronisedReason() -> String? { synchronised ? nil : "simulation: not synchronised" }
+    func unsynchronisedReason() -> String? { synchronised ? nil : "simulation: not synchronised" }
 }

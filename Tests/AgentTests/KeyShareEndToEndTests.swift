@@ -3,6 +3,7 @@
 import ENCore
 import Foundation
 import HCI
+@testable import KeyShare
 import Network
 @testable import Simulation
 import Testing

@@ -9,7 +9,7 @@ package enum ConsoleSpec: Hashable, Sendable, CustomStringConvertible {
     /// A serial line, e.g. `/dev/ttyS0,115200`, configured raw at `baud`.
     case serial(path: String, baud: Int)
 
-    package static let defaultBaud = 115_200
+    static let defaultBaud = 115_200
 
     /// The default: the agent's stdin when it is a terminal or a pipe, otherwise (/dev/null under
     /// systemd, a regular file) no REPL.

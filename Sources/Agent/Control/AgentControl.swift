@@ -254,7 +254,7 @@ package final class AgentControl {
 package struct ClockReading: Equatable, Sendable {
     package var unixSeconds: Int64
     package var trust: Clock.Trust
-    package var isNTPSynchronised: Bool
+    var isNTPSynchronised: Bool
     package var isTrusted: Bool { trust.isTrusted }
 }
 

@@ -8,7 +8,7 @@ import SystemIO
 /// could not report the day's encounters — so the advertiser writes this file first and does not
 /// advertise if the write fails. Keys older than 14 days are dropped on every write.
 package struct KeyFile {
-    package static let retentionDays: UInt32 = 14
+    static let retentionDays: UInt32 = 14
     package let path: String
     private let fileSystem: any FileSystem
 

@@ -8,7 +8,7 @@ import HCI
 ///
 /// While someone watches (`live` on the console) the radio also listens between the windows, so beacons show
 /// up at once; only reports inside the windows become sightings, so what is stored does not depend on it.
-package final class ScanScheduler {
+final class ScanScheduler {
     package struct Settings: Sendable {
         package var scanDuration: Duration = .seconds(4)
         var periodMin: Duration = .seconds(210)

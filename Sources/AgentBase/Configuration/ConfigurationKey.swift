@@ -23,7 +23,7 @@ package struct ConfigurationKey: Hashable, Sendable {
     package var range: String { kind.range }
 
     /// Whether `value` (already trimmed) is acceptable: one of the kind's, or empty for a key with a fallback.
-    package func accepts(_ value: String) -> Bool {
+    func accepts(_ value: String) -> Bool {
         kind.accepts(value) || (fallback != nil && value.isEmpty)
     }
 }

@@ -41,7 +41,7 @@ package enum ConfigurationKind: Hashable, Sendable {
     }
 
     /// Whether `value` (already trimmed) is acceptable.
-    package func accepts(_ value: String) -> Bool {
+    func accepts(_ value: String) -> Bool {
         switch self {
         case .choice(let words):
             return words.contains(value)

@@ -10,7 +10,7 @@ struct BoundedLineReader {
         case tooLong
     }
 
-    package let maxLineBytes: Int
+    let maxLineBytes: Int
     private var pending: [UInt8] = []
     private var discarding = false
 
@@ -19,7 +19,7 @@ struct BoundedLineReader {
     }
 
     /// The events completed by `bytes`, in order.
-    package mutating func feed(_ bytes: some Sequence<UInt8>) -> [Event] {
+    mutating func feed(_ bytes: some Sequence<UInt8>) -> [Event] {
         var events: [Event] = []
         for byte in bytes {
             if byte == 0x0A {

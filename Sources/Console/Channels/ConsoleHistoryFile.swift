@@ -3,7 +3,7 @@ import SystemIO
 /// The terminal history kept across restarts in `DATA/console_history`: one line per entry, mode 0600
 /// (lines may name configuration values), replaced atomically so a power cut leaves the old or the new.
 package struct ConsoleHistoryFile: Hashable, Sendable {
-    package static let fileName = "console_history"
+    static let fileName = "console_history"
     package let path: String
 
     package init(dataDirectory: String) {
@@ -19,7 +19,7 @@ package struct ConsoleHistoryFile: Hashable, Sendable {
 
     /// Writes `entries`, less any that carries a health authority's verification code (`keys share CODE`):
     /// a code is a one-time secret, useful for the Up arrow while staff are at the terminal but not on disk.
-    package func save(_ entries: [String]) throws(SystemError) {
+    func save(_ entries: [String]) throws(SystemError) {
         let text = entries.filter { !Self.holdsShareCode($0) }.map { $0 + "\n" }.joined()
         try AtomicFile.write(Array(text.utf8), to: path, mode: 0o600)
     }

@@ -43,7 +43,7 @@ package final class ConsoleSession {
         get { core.onEnd }
         set { core.onEnd = newValue }
     }
-    package var isRunning: Bool { core.isRunning }
+    var isRunning: Bool { core.isRunning }
 
     private enum Mode {
         case terminal(TerminalConsole)

@@ -20,25 +20,25 @@ import SystemIO
 package final class ConsoleSocketServer {
     package struct Settings: Sendable {
         /// Connections served at once; beyond it an idle one gives way, or the newcomer is refused.
-        package var maxConnections = 8
+        var maxConnections = 8
         /// The longest request line, in bytes.
-        package var maxLineBytes = 4096
+        var maxLineBytes = 4096
         /// How long a client may take to send its line after connecting.
-        package var requestTimeout: Duration = .seconds(5)
+        var requestTimeout: Duration = .seconds(5)
         /// How long output may wait for a client that does not read before it is cut off.
-        package var writeStallTimeout: Duration = .seconds(10)
+        var writeStallTimeout: Duration = .seconds(10)
         /// The most of one answer held for a slow client.
         var replyLimit = 4 * 1024 * 1024
         /// A `live` reader this far behind is told so and disconnected.
         var liveOutputLimit = 64 * 1024
         /// How long accepting pauses when the process is out of descriptors, instead of spinning on a
         /// listening socket that stays readable.
-        package var acceptBackoff: Duration = .seconds(1)
+        var acceptBackoff: Duration = .seconds(1)
 
         package init() {}
     }
 
-    package static let fileName = "console.sock"
+    static let fileName = "console.sock"
 
     /// Where the socket of the agent using `dataDirectory` lives.
     package static func path(dataDirectory: String) -> String {
@@ -64,7 +64,7 @@ package final class ConsoleSocketServer {
     }
 
     /// Clients connected now.
-    package var connectionCount: Int { connections.count }
+    var connectionCount: Int { connections.count }
 
     /// Creates the socket (replacing a stale one) and starts accepting.
     package func start() throws(ConsoleError) {

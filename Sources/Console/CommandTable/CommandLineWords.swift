@@ -68,7 +68,7 @@ package enum CommandLineWords {
 
     /// `word` as it must be typed: unchanged when it holds only characters that need no quoting,
     /// otherwise in double quotes with `"` and `\` escaped.
-    package static func quote(_ word: String) -> String {
+    static func quote(_ word: String) -> String {
         if !word.isEmpty && word.unicodeScalars.allSatisfy(isPlain) { return word }
         var quoted = "\""
         for scalar in word.unicodeScalars {

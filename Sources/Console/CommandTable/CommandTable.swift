@@ -47,7 +47,7 @@ package final class CommandTable {
     // MARK: Running a line
 
     /// Interprets one line typed on `channel` and, unless consent must be asked first, runs the command.
-    package func execute(_ line: String, channel: ConsoleChannel) -> ConsoleOutcome {
+    func execute(_ line: String, channel: ConsoleChannel) -> ConsoleOutcome {
         let trimmed = line.trimmingSpaces
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return .nothing }
         let words: [String]

@@ -1,9 +1,9 @@
 /// What Tab can do at the cursor: the partial word typed so far and the words it could become.
 package struct CompletionCandidates: Hashable, Sendable {
     /// The text of the word being completed, exactly as it appears before the cursor.
-    package var partial: String
+    var partial: String
     /// Complete words, sorted, each starting with `partial`.
-    package var candidates: [String]
+    var candidates: [String]
 
     init(partial: String, candidates: [String]) {
         self.partial = partial

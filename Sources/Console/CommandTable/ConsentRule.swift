@@ -23,7 +23,7 @@ enum ConsentRule {
     }
 
     /// The question asked on a terminal.
-    package static func question(for command: String) -> String {
+    static func question(for command: String) -> String {
         "\(command): type yes to confirm: "
     }
 

@@ -14,13 +14,13 @@ package struct ConsoleCommand {
     package var arguments: ClosedRange<Int>
     /// Flags without a value that the command understands, e.g. `--reveal`. `--json`, `--yes` and
     /// `--help` are understood by every command and need not be listed.
-    package var flags: [String]
+    var flags: [String]
     /// Options that take a value (`--limit N` or `--limit=N`), e.g. `--since`, `--limit`.
     package var options: [String]
-    package var completion: ArgumentCompletion
-    package var consent: ConsentRequirement
+    var completion: ArgumentCompletion
+    var consent: ConsentRequirement
     /// Runs on the loop; must return promptly (use `.deferred` or `.stream` for anything slow).
-    package var handler: (ConsoleRequest) -> ConsoleReply
+    var handler: (ConsoleRequest) -> ConsoleReply
     /// The table's built-in `help`, which the table that runs it answers and completes from its own commands
     /// instead of calling `handler`: a handler capturing the table would form a cycle nothing breaks.
     var isTableHelp = false

@@ -17,7 +17,7 @@ package final class ConsoleDeferredReply {
     }
 
     /// Delivers the answer; only the first call counts.
-    package func resolve(_ reply: ConsoleReply) {
+    func resolve(_ reply: ConsoleReply) {
         guard !isResolved, !isCancelled else { return }
         isResolved = true
         onCancel = nil

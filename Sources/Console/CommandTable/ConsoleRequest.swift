@@ -2,13 +2,13 @@
 ///
 /// The command table has already matched the name, checked the number of arguments and every option
 /// against the command's declaration, and settled consent, so a handler only interprets values.
-package struct ConsoleRequest: Hashable, Sendable {
+struct ConsoleRequest: Hashable, Sendable {
     /// The command's name as registered, e.g. `config set`.
     package var command: String
     /// Positional arguments, in order, after the name.
     package var arguments: [String]
     /// The command's own flags that were given, e.g. `--reveal`.
-    package var flags: Set<String>
+    var flags: Set<String>
     /// The command's own options that were given, with their values, e.g. `--limit` → `20`.
     package var options: [String: String]
     /// `--json`: answer with one JSON document (or JSON lines for a stream).

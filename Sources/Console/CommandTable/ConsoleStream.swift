@@ -18,7 +18,7 @@ package final class ConsoleStream {
     }
 
     /// Sends one line (without a newline). The channel may drop it under backpressure.
-    package func send(_ line: String) {
+    func send(_ line: String) {
         guard !isEnded else { return }
         if let sink {
             sink(line)

@@ -2,10 +2,10 @@ import ENCore
 
 /// The lines entered at a terminal, oldest first, bounded to `limit` lines.
 package struct ConsoleHistory: Hashable, Sendable {
-    package private(set) var entries: [String]
+    private(set) var entries: [String]
     package let limit: Int
     /// Changes whenever an entry is recorded, so the owner can tell when to persist.
-    package private(set) var revision = 0
+    private(set) var revision = 0
 
     init(_ entries: [String] = [], limit: Int = 200) {
         self.limit = max(limit, 1)

@@ -13,7 +13,7 @@ struct LineEditor {
     package struct Settings: Hashable, Sendable {
         /// The longest line accepted, in UTF-8 bytes. A longer one is refused and discarded up to its
         /// end, so no input can make the editor hold more than this.
-        package var maxLineBytes = 4096
+        var maxLineBytes = 4096
         var historyLimit = 200
         /// The longest escape sequence decoded; longer ones are skipped.
         var escapeSequenceLimit = 32
@@ -44,7 +44,7 @@ struct LineEditor {
     /// Shown before the line; takes effect at the next redraw.
     var prompt: String { didSet { dirty = true } }
     /// Terminal columns; the line scrolls sideways within them.
-    package var width = 80 { didSet { dirty = true } }
+    var width = 80 { didSet { dirty = true } }
     /// Whether entered lines go into the history (not while answering a consent question).
     var recordsHistory = true
     package private(set) var history: ConsoleHistory
@@ -89,13 +89,13 @@ struct LineEditor {
     }
 
     /// Takes one input byte; returns an event when it completes one.
-    package mutating func feed(_ byte: UInt8) -> Event? {
+    mutating func feed(_ byte: UInt8) -> Event? {
         guard let key = decoder.decode(byte) else { return nil }
         return handle(key)
     }
 
     /// Takes several bytes; for tests and for owners that do not change anything between events.
-    package mutating func feed(_ bytes: some Sequence<UInt8>) -> [Event] {
+    mutating func feed(_ bytes: some Sequence<UInt8>) -> [Event] {
         var events: [Event] = []
         for byte in bytes {
             if let event = feed(byte) { events.append(event) }

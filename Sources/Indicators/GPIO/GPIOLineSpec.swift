@@ -22,9 +22,9 @@ package struct GPIOLineSpec: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// nil: look for the line's name on every chip.
-    package var chip: String?
+    var chip: String?
     package var line: Line
-    package var activeLow = false
+    var activeLow = false
     var bias: Bias?
 
     init(chip: String?, line: Line, activeLow: Bool = false, bias: Bias? = nil) {
