@@ -16,8 +16,9 @@ import SystemIO
 ///
 /// Its services are internal: the console, the metrics, the demo and `RunCommand` reach the badge through
 /// `AgentControl` only, and the composition root has what it needs here (`attach`, `start`, `stop`,
-/// `quiesceRadio`). The network services — the key download and
-/// the key share — are the agent's own, made from the one client the composition root hands it
+/// `quiesceRadio`). The key download, the key share and the indicators are modules of their own below this
+/// one (`KeyDownload`, `KeyShare`, `Indicators`, on `AgentBase`'s clock, configuration and exposures); the
+/// agent makes and wires them, the two network services from the one client the composition root hands it
 /// (`attach(network:)`); libcurl stays in the `Network` module, loaded only while a transfer runs.
 package final class Agent {
     package struct Settings: Sendable {
