@@ -42,22 +42,37 @@ let package = Package(
         // services go through, behind the one transport protocol (NetworkTransport) their tests substitute.
         // No badge logic.
         .target(name: "Network", dependencies: ["EventLoop", "SystemIO", "CCurl"], swiftSettings: sizeOptimised),
-        // The badge's services on the loop: clock, keys and advertiser, scanner and sightings, exposures, the two
-        // network services (key download: Agent/KeyDownload; key share: Agent/KeyShare; both made by the agent
-        // from the client `attach(network:)` hands it), configuration, and the control interface the console
-        // goes through.
-        .target(name: "Agent", dependencies: ["ENCore", "EventLoop", "HCI", "Network", "Store", "SystemIO"],
+        // What the badge's services share, below them all: the clock and its trust, the `key = value`
+        // configuration, the exposure log and the notification of exposures, the services' random numbers, the
+        // retry policy of the network services.
+        .target(name: "AgentBase", dependencies: ["ENCore", "EventLoop", "Store", "SystemIO"], swiftSettings: sizeOptimised),
+        // Key download: every configured key server's exports fetched on a schedule (index or day listing, the
+        // cursor, limits and retries), verified and matched against the sightings in slices on the loop.
+        .target(name: "KeyDownload", dependencies: ["AgentBase", "ENCore", "EventLoop", "Network", "Store", "SystemIO"],
+                swiftSettings: sizeOptimised),
+        // Key share: the wearer's keys shared through the health authority (verification code, certificate,
+        // publication, with retries and chaff), its record kept across restarts.
+        .target(name: "KeyShare", dependencies: ["AgentBase", "ENCore", "EventLoop", "Network", "SystemIO"],
+                swiftSettings: sizeOptimised),
+        // The indicators: the LED, buzzer and button (GPIO character device lines, or virtual ones), the patterns
+        // of the badge's state and its signals, the button's gestures. Told the badge's state by the agent
+        // (IndicatorInputs); they know nothing of it.
+        .target(name: "Indicators", dependencies: ["ENCore", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
+        // The composition root: the badge's radio, sightings and retention services made and wired on the loop,
+        // with the key download, the key share and the indicators, and `AgentControl`, the one interface the
+        // console, the metrics and the demo reach the badge through.
+        .target(name: "Agent", dependencies: ["AgentBase", "Indicators", "KeyDownload", "KeyShare", "ENCore", "EventLoop", "HCI", "Network", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
         // The REPL (terminal, serial line, pipe), the unix socket for `enbeacon ctl`, and the commands.
-        .target(name: "Console", dependencies: ["Agent", "ENCore", "EventLoop", "HCI", "SystemIO"],
+        .target(name: "Console", dependencies: ["Agent", "AgentBase", "Indicators", "KeyDownload", "KeyShare", "ENCore", "EventLoop", "HCI", "SystemIO"],
                 swiftSettings: sizeOptimised),
         // The badge's metrics for a fleet's monitoring: Prometheus' text format, written for node_exporter's
         // textfile collector. Reads the badge only through AgentControl.
-        .target(name: "Metrics", dependencies: ["Agent", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
+        .target(name: "Metrics", dependencies: ["Agent", "AgentBase", "KeyDownload", "EventLoop", "SystemIO"], swiftSettings: sizeOptimised),
         // Badges and phones on a virtual radio: the virtual board, whole-agent simulations, the demo.
-        .target(name: "Simulation", dependencies: ["Agent", "Network", "ENCore", "EventLoop", "HCI", "Store", "SystemIO"],
+        .target(name: "Simulation", dependencies: ["Agent", "AgentBase", "Indicators", "Network", "ENCore", "EventLoop", "HCI", "Store", "SystemIO"],
                 swiftSettings: sizeOptimised),
-        .executableTarget(name: "enbeacon", dependencies: ["Agent", "Network", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI",
+        .executableTarget(name: "enbeacon", dependencies: ["Agent", "AgentBase", "KeyDownload", "Network", "Console", "Metrics", "Simulation", "ENCore", "EventLoop", "HCI",
                                                            "Store", "SystemIO"],
                           swiftSettings: sizeOptimised),
         // Appends sightings and acknowledges each flush on stdout: the process the power-cut tests kill.
@@ -65,6 +80,10 @@ let package = Package(
 
         // What several test targets share: temporary directories, child processes, the test health authority.
         .target(name: "TestSupport", dependencies: ["EventLoop"], path: "Tests/Support"),
+        // The key sync world (a key server's signed exports beside a badge's stored sightings) that the key
+        // download's tests and the agent's share.
+        .target(name: "KeySyncTestSupport", dependencies: ["TestSupport", "AgentBase", "KeyDownload", "ENCore", "EventLoop",
+                                                           "Network", "Store"], path: "Tests/KeySyncSupport"),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "TestSupport"]),
         // Resources: third-party test data read by path (#filePath), not bundled.
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore", "SystemIO", "TestSupport"], exclude: ["Resources"]),
@@ -72,11 +91,15 @@ let package = Package(
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Simulation", "enbeacon-store-writer"]),
         .testTarget(name: "NetworkTests", dependencies: ["TestSupport", "Network", "EventLoop"]),
-        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "Agent", "Network", "Store", "Console", "Metrics",
+        .testTarget(name: "KeyDownloadTests", dependencies: ["TestSupport", "KeySyncTestSupport", "KeyDownload", "AgentBase",
+                                                             "Network"]),
+        .testTarget(name: "KeyShareTests", dependencies: ["TestSupport", "KeyShare", "AgentBase", "Network"]),
+        .testTarget(name: "IndicatorsTests", dependencies: ["Indicators", "EventLoop", "SystemIO"]),
+        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "KeySyncTestSupport", "Agent", "AgentBase", "Indicators", "KeyDownload", "KeyShare", "Network", "Store", "Console", "Metrics",
                                                        "Simulation", "SystemIO"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "Console", "Simulation", "SystemIO"]),
-        .testTarget(name: "MetricsTests", dependencies: ["TestSupport", "Metrics", "Console", "Simulation"]),
-        .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "Simulation", "Console"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["TestSupport", "AgentBase", "KeyShare", "Console", "Simulation", "SystemIO"]),
+        .testTarget(name: "MetricsTests", dependencies: ["TestSupport", "KeyDownload", "Metrics", "Console", "Simulation"]),
+        .testTarget(name: "SimulationTests", dependencies: ["TestSupport", "AgentBase", "KeyDownload", "Simulation", "Console"]),
         // Runs the built executable: exit codes, stdout and stderr exactly as scripts see them.
         .testTarget(name: "enbeaconTests", dependencies: ["enbeacon", "TestSupport"]),
     ],

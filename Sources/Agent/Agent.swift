@@ -1,6 +1,10 @@
+import AgentBase
 import ENCore
 import EventLoop
 import HCI
+import Indicators
+import KeyDownload
+import KeyShare
 import Network
 import Store
 import SystemIO
@@ -12,25 +16,26 @@ import SystemIO
 ///
 /// Its services are internal: the console, the metrics, the demo and `RunCommand` reach the badge through
 /// `AgentControl` only, and the composition root has what it needs here (`attach`, `start`, `stop`,
-/// `quiesceRadio`). The network services — the key download and
-/// the key share — are the agent's own, made from the one client the composition root hands it
+/// `quiesceRadio`). The key download, the key share and the indicators are modules of their own below this
+/// one (`KeyDownload`, `KeyShare`, `Indicators`, on `AgentBase`'s clock, configuration and exposures); the
+/// agent makes and wires them, the two network services from the one client the composition root hands it
 /// (`attach(network:)`); libcurl stays in the `Network` module, loaded only while a transfer runs.
-public final class Agent {
-    public struct Settings: Sendable {
-        public var driver = DriverSettings()
-        public var advertiser = Advertiser.Settings()
-        public var scanner = ScanScheduler.Settings()
-        public var clockPolicy = ClockPolicy.ntp
+package final class Agent {
+    package struct Settings: Sendable {
+        var driver = DriverSettings()
+        package var advertiser = Advertiser.Settings()
+        var scanner = ScanScheduler.Settings()
+        package var clockPolicy = ClockPolicy.ntp
         /// How often batched sightings are written and fsync'd: the most a power cut can lose.
-        public var flushInterval: Duration = .seconds(60)
-        public var store = SightingStore.Settings()
+        package var flushInterval: Duration = .seconds(60)
+        package var store = SightingStore.Settings()
         /// The `key = value` configuration (`--config`, `--set`): key server, sync, risk, notification.
-        public var configuration = Configuration()
+        package var configuration = Configuration()
         /// Where `setConfiguration` persists changes; nil: changes last for this run only.
-        public var configurationFile: ConfigurationFile?
+        package var configurationFile: ConfigurationFile?
         /// What `status` says the badge runs (the caller knows its version and the image's boot facts).
-        public var software = SoftwareIdentity(version: "unknown")
-        public init() {}
+        package var software = SoftwareIdentity(version: "unknown")
+        package init() {}
     }
 
     let loop: any EventLoop
@@ -63,18 +68,18 @@ public final class Agent {
     /// attached.
     private(set) var keyShare: KeyShare?
     /// The configuration in force (`config list`, `config get`).
-    public private(set) var configuration: Configuration
+    package private(set) var configuration: Configuration
     /// The key-download settings resolved from `configuration` (server, public key, risk configuration): the
     /// default server's.
-    public var keySyncSettings: KeySyncSettings { keyServerSettings[0] }
+    var keySyncSettings: KeySyncSettings { keyServerSettings[0] }
     /// The default server's settings, then each named server's.
-    public private(set) var keyServerSettings: [KeySyncSettings]
+    private(set) var keyServerSettings: [KeySyncSettings]
     /// Whether Exposure Notification is on (`en on` / `en off`); off keeps every stored datum.
-    public private(set) var exposureNotificationEnabled = true
-    public private(set) var reportsHeard = 0
+    package private(set) var exposureNotificationEnabled = true
+    private(set) var reportsHeard = 0
     /// Told of every configuration put in force (`config set`, SIGHUP), for services wired beside the agent
     /// (the metrics textfile).
-    public var onConfigurationApplied: (Configuration) -> Void = { _ in }
+    package var onConfigurationApplied: (Configuration) -> Void = { _ in }
 
     let watchers = BeaconWatchers()
     private let fileSystem: any FileSystem
@@ -85,7 +90,7 @@ public final class Agent {
     /// What the services call back through; `stop` cuts it, so a cut link is a stopped agent.
     private let link: AgentLink
 
-    public init(loop: any EventLoop, settings: Settings = Settings(), log: Logger,
+    package init(loop: any EventLoop, settings: Settings = Settings(), log: Logger,
                 randomness: Randomness = .system, dataDirectory: String,
                 fileSystem: any FileSystem = PosixFileSystem(),
                 clockProbe: any ClockSyncProbe = SystemClockSyncProbe(),
@@ -137,7 +142,7 @@ public final class Agent {
         self.link = link
         indicator = IndicatorService(
             loop: loop, log: log,
-            inputs: { link.agent?.indicatorInputs ?? IndicatorInputs(broadcast: .waitingForController(.stopped)) },
+            inputs: { link.agent?.indicatorInputs ?? IndicatorInputs(broadcast: .waitingForController) },
             acknowledge: { link.agent?.acknowledgeExposureSignal() ?? 0 })
         notifier.onNotified = { _ in link.agent?.indicator.refresh() }
 
@@ -170,7 +175,7 @@ public final class Agent {
     /// Makes the network services (before `start`) on `http`, the one transport both use (`HTTPClient`, the one
     /// libcurl client, or a test's substitute): the key download, which starts with the agent once the clock is
     /// trusted, and the key share.
-    public func attach(network http: any NetworkTransport) {
+    package func attach(network http: any NetworkTransport) {
         keyServers = KeyServers(loop: loop, http: http, settings: keyServerSettings, clock: clock, store: store,
                                 exposures: exposures, notifier: notifier, schedule: schedule, dataDirectory: dataDirectory,
                                 generator: { [randomness] name in randomness.generator(for: "keysync" + (name.map { "." + $0 } ?? "")) },
@@ -180,7 +185,7 @@ public final class Agent {
 
     /// Makes the key share on `transport` (before `start`): `attach(network:)` passes its client, a test a
     /// server that answers as it is told. The share resumes what `DATA/share` holds when the agent starts.
-    public func attach(healthAuthority transport: any NetworkTransport) {
+    package func attach(healthAuthority transport: any NetworkTransport) {
         keyShare = KeyShare(loop: loop, clock: clock, ownKeys: { [advertiser] in advertiser.keys }, transport: transport,
                             settings: KeyShareSettings(configuration: configuration), notifier: notifier,
                             fileSystem: fileSystem, dataDirectory: dataDirectory,
@@ -191,11 +196,11 @@ public final class Agent {
     }
 
     /// Attaches the indicator's lines (before `start`); they are held until `stop`.
-    public func attach(indicators: IndicatorLines) {
+    package func attach(indicators: IndicatorLines) {
         indicator.attach(indicators)
     }
 
-    public func start() {
+    package func start() {
         clock.start()
         radio.start()
         housekeeping.start()
@@ -207,7 +212,7 @@ public final class Agent {
 
     /// Stops every service, gives the data directory back, and cuts the services' link to the agent, which
     /// lets the agent go. An agent does not start again; a second `stop` does nothing.
-    public func stop() {
+    package func stop() {
         guard link.agent != nil else { return }
         indicator.stop()
         keyServers?.stop()
@@ -222,11 +227,11 @@ public final class Agent {
     }
 
     /// Writes batched sightings now, and deletes what is older than 14 days if the clock permits.
-    public func flush() { housekeeping.run() }
+    package func flush() { housekeeping.run() }
 
     /// Deletes every TEK, sighting and exposure (the console's `wipe`, after consent), and a key share under way
     /// with what an earlier one left: they are about the keys deleted.
-    public func wipe() throws(SystemError) {
+    package func wipe() throws(SystemError) {
         try keyShare?.removeAll()
         try advertiser.removeAllKeys()
         sightings.discardScan()
@@ -236,7 +241,7 @@ public final class Agent {
         indicator.refresh()
     }
 
-    public func setExposureNotification(enabled: Bool) {
+    package func setExposureNotification(enabled: Bool) {
         guard enabled != exposureNotificationEnabled else { return }
         exposureNotificationEnabled = enabled
         if enabled {
@@ -252,11 +257,11 @@ public final class Agent {
 
     /// Calls `watch` with every GAEN report heard and its Unix time until `stopWatching(token)`.
     /// `listens`: the radio also listens between scan windows meanwhile (`live`).
-    public func watchBeacons(listens: Bool = false, _ watch: @escaping (GAENReport, Int64) -> Void) -> Int {
+    package func watchBeacons(listens: Bool = false, _ watch: @escaping (GAENReport, Int64) -> Void) -> Int {
         watchers.add(listens: listens, watch)
     }
 
-    public func stopWatching(_ token: Int) { watchers.remove(token) }
+    package func stopWatching(_ token: Int) { watchers.remove(token) }
 
     // MARK: Configuration
 
@@ -264,7 +269,7 @@ public final class Agent {
     /// files must be readable), writes the config file back if there is one, and applies the change at once.
     /// On any error nothing changes. A `--set` override of the key is dropped: the operator just chose.
     /// `origin` says in the log who changed it.
-    public func setConfiguration(_ name: String, to value: String, origin: String = "set on the console") throws(ConfigurationError) {
+    package func setConfiguration(_ name: String, to value: String, origin: String = "set on the console") throws(ConfigurationError) {
         var candidate = configuration
         try candidate.set(name, to: value)
         candidate.removeOverride(name)
@@ -293,7 +298,7 @@ public final class Agent {
     /// that cannot be read, changes nothing: the error says why, and the agent goes on with the configuration
     /// it had. Returns the keys whose values changed.
     @discardableResult
-    public func reloadConfiguration() throws(ConfigurationError) -> [String] {
+    package func reloadConfiguration() throws(ConfigurationError) -> [String] {
         guard let configurationFile else { return [] }
         var candidate = try configurationFile.load()
         candidate.keepBoardValues(of: configuration)
@@ -334,7 +339,7 @@ public final class Agent {
     // MARK: State
 
     /// On air as the controller confirmed it, or why not.
-    public var broadcastState: BroadcastState {
+    var broadcastState: BroadcastState {
         if !exposureNotificationEnabled { return .switchedOff }
         if radio.isOnAir { return .onAir }
         if !clock.isTrusted { return .waitingForTrustedClock }
@@ -344,14 +349,14 @@ public final class Agent {
     }
 
     /// Exposures the risk model finds notifiable whose signal nobody has acknowledged.
-    public var exposuresToAcknowledge: [Exposure] {
+    package var exposuresToAcknowledge: [Exposure] {
         let notifiable = notifier.verdict(on: exposures).notifiable
         return exposures.exposures.filter { notifiable.contains($0.id) && !exposures.acknowledgedIDs.contains($0.id) }
     }
 
     var indicatorInputs: IndicatorInputs {
         let phase = driver.phase
-        return IndicatorInputs(broadcast: broadcastState,
+        return IndicatorInputs(broadcast: broadcastState.indicatorBroadcast,
                                controllerFault: phase != .ready && phase != .stopped && driver.lastProblem != nil,
                                storageFault: sightings.lastError != nil,
                                exposuresToAcknowledge: exposuresToAcknowledge.count,
@@ -382,7 +387,7 @@ public final class Agent {
 
     /// The first half of a clean stop: advertising and scanning off, and `done` once the controller has
     /// confirmed both (true) or `timeout` has passed (false). `stop()` then releases the adapter.
-    public func quiesceRadio(within timeout: Duration, _ done: @escaping (Bool) -> Void) {
+    package func quiesceRadio(within timeout: Duration, _ done: @escaping (Bool) -> Void) {
         advertiser.stop()
         scanner.stop()
         driver.whenGoalReached(within: timeout, done)

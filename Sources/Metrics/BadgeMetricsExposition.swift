@@ -1,27 +1,28 @@
 import Agent
+import KeyDownload
 
 /// The badge's metrics as Prometheus families, named as its conventions ask: one `enbeacon_` prefix, base
 /// units in the name, `_total` only on counters. What a build is (version, board, transport) goes in
 /// `enbeacon_build_info`'s labels. No family can carry a key, an RPI, an address or a code: `BadgeMetrics`
 /// holds none.
-public struct BadgeMetricsExposition: Sendable {
-    public struct BuildInfo: Sendable {
-        public var version: String
-        public var board: String
-        public var transport: String
+package struct BadgeMetricsExposition: Sendable {
+    package struct BuildInfo: Sendable {
+        package var version: String
+        package var board: String
+        package var transport: String
 
-        public init(version: String, board: String, transport: String) {
+        package init(version: String, board: String, transport: String) {
             self.version = version
             self.board = board
             self.transport = transport
         }
     }
 
-    public let build: BuildInfo
+    package let build: BuildInfo
 
-    public init(build: BuildInfo) { self.build = build }
+    package init(build: BuildInfo) { self.build = build }
 
-    public func text(_ m: BadgeMetrics) -> String {
+    package func text(_ m: BadgeMetrics) -> String {
         var p = PrometheusText()
         func flag(_ value: Bool) -> Double { value ? 1 : 0 }
         func number<T: BinaryInteger>(_ value: T?) -> Double? { value.map { Double($0) } }

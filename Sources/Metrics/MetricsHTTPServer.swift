@@ -6,18 +6,18 @@ import SystemIO
 /// each answered once and closed, a request timeout, a bounded request head, a stall timeout for a client that
 /// does not read; at the cap the oldest connection that has sent nothing gives way, else the newcomer is
 /// closed. A flood of connections or of garbage costs the loop bounded work per turn and never stalls it.
-public final class MetricsHTTPServer {
-    public struct Settings: Sendable {
-        public var maxConnections = 16
-        public var requestTimeout: Duration = .seconds(5)
-        public var writeStallTimeout: Duration = .seconds(10)
+package final class MetricsHTTPServer {
+    package struct Settings: Sendable {
+        var maxConnections = 16
+        var requestTimeout: Duration = .seconds(5)
+        var writeStallTimeout: Duration = .seconds(10)
         /// How long the listener is left alone when the process is out of descriptors: it stays readable,
         /// and accepting again at once would spin the loop.
-        public var acceptBackoff: Duration = .seconds(1)
-        public init() {}
+        var acceptBackoff: Duration = .seconds(1)
+        package init() {}
     }
 
-    public let address: IPv4Endpoint
+    package let address: IPv4Endpoint
     private let loop: any EventLoop
     private let settings: Settings
     private let body: () -> String
@@ -27,9 +27,9 @@ public final class MetricsHTTPServer {
     private var backoffTimer: TimerHandle?
     private var connections: [MetricsHTTPConnection] = []
     /// Connections answered or closed since the server started.
-    public private(set) var served = 0
+    private(set) var served = 0
 
-    public init(address: IPv4Endpoint, loop: any EventLoop, settings: Settings = Settings(), log: Logger,
+    init(address: IPv4Endpoint, loop: any EventLoop, settings: Settings = Settings(), log: Logger,
                 body: @escaping () -> String) {
         self.address = address
         self.loop = loop
@@ -38,12 +38,12 @@ public final class MetricsHTTPServer {
         self.body = body
     }
 
-    public var connectionCount: Int { connections.count }
+    var connectionCount: Int { connections.count }
 
     /// The port listened on (the one asked for, or the kernel's choice for port 0).
-    public private(set) var port: UInt16 = 0
+    private(set) var port: UInt16 = 0
 
-    public func start() throws(SystemError) {
+    package func start() throws(SystemError) {
         guard listener == nil else { return }
         let (fd, port) = try TCPListener.listen(on: address)
         self.port = port
@@ -53,7 +53,7 @@ public final class MetricsHTTPServer {
         log.info("metrics: serving http://\(address.host):\(port)/metrics")
     }
 
-    public func stop() {
+    package func stop() {
         guard let listener else { return }
         if let listenWatch { loop.unwatch(listenWatch) }
         listenWatch = nil

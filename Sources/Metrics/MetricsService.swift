@@ -1,19 +1,20 @@
 import Agent
+import AgentBase
 import EventLoop
 import SystemIO
 
 /// The badge's two ways out for its metrics, each following the configuration in force: the textfile for
 /// node_exporter (`metrics.textfile`) and the HTTP endpoint (`metrics.listen`). Both off by default; off,
 /// neither has a timer or a descriptor, so an idle badge wakes no more often.
-public final class MetricsService {
+package final class MetricsService {
     private let loop: any EventLoop
     private let control: AgentControl
     private let exposition: BadgeMetricsExposition
     private let log: Logger
-    public let textfile: MetricsTextfile
-    public private(set) var server: MetricsHTTPServer?
+    let textfile: MetricsTextfile
+    package private(set) var server: MetricsHTTPServer?
 
-    public init(loop: any EventLoop, control: AgentControl, exposition: BadgeMetricsExposition, log: Logger) {
+    package init(loop: any EventLoop, control: AgentControl, exposition: BadgeMetricsExposition, log: Logger) {
         self.loop = loop
         self.control = control
         self.exposition = exposition
@@ -22,7 +23,7 @@ public final class MetricsService {
     }
 
     /// Takes the settings in force (at start, on `config set`, on SIGHUP).
-    public func configure(_ configuration: Configuration) {
+    package func configure(_ configuration: Configuration) {
         textfile.configure(configuration)
         let text = configuration[.metricsListen]
         let wanted = IPv4Endpoint(text)
@@ -48,7 +49,7 @@ public final class MetricsService {
         }
     }
 
-    public func stop() {
+    package func stop() {
         textfile.stop()
         server?.stop()
         server = nil

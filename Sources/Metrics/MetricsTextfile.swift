@@ -1,4 +1,5 @@
 import Agent
+import AgentBase
 import EventLoop
 import SystemIO
 
@@ -6,7 +7,7 @@ import SystemIO
 /// textfile collector: a temporary file beside it, renamed over it, so the collector never reads half a file.
 /// Not fsync'd: the file is rewritten every few seconds and worthless after a power cut, and an SD card
 /// should not pay for it. Off (no timer at all, so an idle badge wakes no more often) while the key is empty.
-public final class MetricsTextfile {
+final class MetricsTextfile {
     private let loop: any EventLoop
     private let control: AgentControl
     private let exposition: BadgeMetricsExposition
@@ -16,9 +17,9 @@ public final class MetricsTextfile {
     private var interval: Duration = .seconds(15)
     /// The last write's failure, logged once until a write succeeds again.
     private var lastError: SystemError?
-    public private(set) var writes = 0
+    package private(set) var writes = 0
 
-    public init(loop: any EventLoop, control: AgentControl, log: Logger, exposition: BadgeMetricsExposition) {
+    init(loop: any EventLoop, control: AgentControl, log: Logger, exposition: BadgeMetricsExposition) {
         self.loop = loop
         self.control = control
         self.exposition = exposition
@@ -26,7 +27,7 @@ public final class MetricsTextfile {
     }
 
     /// Takes the settings in force: starts, moves, retimes or stops the writes.
-    public func configure(_ configuration: Configuration) {
+    package func configure(_ configuration: Configuration) {
         let newPath = configuration[.metricsTextfile]
         let newInterval = Duration.seconds(configuration.integer(.metricsIntervalSeconds))
         guard newPath != path || newInterval != interval else { return }
@@ -40,7 +41,7 @@ public final class MetricsTextfile {
         tick()
     }
 
-    public func stop() {
+    package func stop() {
         if let timer { loop.cancel(timer) }
         timer = nil
     }

@@ -1,18 +1,18 @@
 /// Prometheus' text exposition format, version 0.0.4: one `# HELP` and one `# TYPE` line per family, then
 /// its samples, no timestamps. Only what this project emits: gauges and counters with label pairs.
-public struct PrometheusText: Sendable {
-    public enum Kind: String, Sendable {
+struct PrometheusText: Sendable {
+    enum Kind: String, Sendable {
         case gauge, counter
     }
 
-    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
-    public private(set) var text = ""
+    package private(set) var text = ""
 
-    public init() {}
+    init() {}
 
     /// One family of samples (`labels`, value); a family with no samples is left out.
-    public mutating func family(_ name: String, _ kind: Kind, _ help: String, _ samples: [([(String, String)], Double)]) {
+    mutating func family(_ name: String, _ kind: Kind, _ help: String, _ samples: [([(String, String)], Double)]) {
         guard !samples.isEmpty else { return }
         text += "# HELP \(name) \(Self.escapedHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
         for (labels, value) in samples {
@@ -25,7 +25,7 @@ public struct PrometheusText: Sendable {
     }
 
     /// One unlabelled sample, or none when `value` is nil (a figure not known yet is absent, not zero).
-    public mutating func family(_ name: String, _ kind: Kind, _ help: String, _ value: Double?) {
+    mutating func family(_ name: String, _ kind: Kind, _ help: String, _ value: Double?) {
         family(name, kind, help, value.map { [([], $0)] } ?? [])
     }
 

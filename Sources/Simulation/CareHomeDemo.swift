@@ -1,19 +1,21 @@
 import Agent
+import AgentBase
 import ENCore
 import EventLoop
 import HCI
+import Indicators
 import Store
 import SystemIO
 
 /// `enbeacon demo`: residents wearing badges and staff carrying phones meet over days in a care home,
 /// simulated in virtual time. Every badge is a full agent on the virtual radio; the timeline shows what a
 /// person would want to see — who met whom, how each badge kept rotating, what was stored.
-public struct CareHomeDemo {
-    public struct Options: Sendable {
-        public var days = 3
-        public var badges = 4
-        public var seed: UInt64 = 1
-        public init() {}
+package struct CareHomeDemo {
+    package struct Options: Sendable {
+        package var days = 3
+        package var badges = 4
+        package var seed: UInt64 = 1
+        package init() {}
     }
 
     /// Where people are during the day (UTC hours; the home keeps UTC for the demo).
@@ -38,19 +40,19 @@ public struct CareHomeDemo {
     /// 2021-06-01T00:00:00Z, a Tuesday.
     static let start: Int64 = 1_622_505_600
 
-    public struct Summary: Sendable {
-        public var rotations = 0
-        public var scans = 0
-        public var sightings = 0
-        public var meetings = 0
-        public var violations = 0
-        public var longestOnAir = Duration.zero
-        public var exposedBadges = 0
+    package struct Summary: Sendable {
+        package var rotations = 0
+        package var scans = 0
+        package var sightings = 0
+        var meetings = 0
+        package var violations = 0
+        var longestOnAir = Duration.zero
+        var exposedBadges = 0
         /// Every badge that met the positive resident detected it, and no other did.
-        public var exposuresCorrect = false
+        package var exposuresCorrect = false
     }
 
-    public static func run(_ options: Options, dataRoot: String, print: @escaping (String) -> Void) throws(SimulationError) -> Summary {
+    package static func run(_ options: Options, dataRoot: String, print: @escaping (String) -> Void) throws(SimulationError) -> Summary {
         let sim = try SimulationError.whileDoing("the simulation") { () throws(CryptoError) in
             try Simulation(startUnixSeconds: start, seed: options.seed, dataRoot: dataRoot)
         }

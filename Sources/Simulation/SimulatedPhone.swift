@@ -1,4 +1,5 @@
 import Agent
+import AgentBase
 import ENCore
 import EventLoop
 import HCI
@@ -6,15 +7,15 @@ import HCI
 /// A phone running Exposure Notification, as the virtual radio sees it: its own TEK, a GAEN payload
 /// under a random address, both rotated together every 10–20 minutes. No HCI host: it is scenery for
 /// the virtual board and the simulations, so a newcomer sees sightings arrive at the first scan.
-public final class SimulatedPhone {
-    public let beacon: VirtualBeacon
-    public private(set) var tek: TemporaryExposureKey
+package final class SimulatedPhone {
+    let beacon: VirtualBeacon
+    package private(set) var tek: TemporaryExposureKey
     private let loop: any EventLoop
     private let schedule: KeySchedule
     private var generator: ServiceRandom
     private var timer: TimerHandle?
 
-    public init(radio: VirtualRadio, at position: RadioPosition, txPower: Int8, schedule: KeySchedule,
+    init(radio: VirtualRadio, at position: RadioPosition, txPower: Int8, schedule: KeySchedule,
                 generator: ServiceRandom) {
         self.loop = radio.loop
         self.schedule = schedule
@@ -26,7 +27,7 @@ public final class SimulatedPhone {
         rotate()
     }
 
-    public func stop() {
+    package func stop() {
         if let timer { loop.cancel(timer) }
         beacon.isAdvertising = false
     }

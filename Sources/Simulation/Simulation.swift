@@ -1,5 +1,7 @@
 import Agent
+import AgentBase
 import ENCore
+import Indicators
 import Network
 import Store
 import SystemIO
@@ -9,16 +11,16 @@ import HCI
 /// Several badges and phones on one virtual radio in virtual time: days of agent life in seconds.
 /// The base of the whole-agent tests and of `enbeacon demo`. Each badge is a complete `Agent` with its
 /// own strict virtual controller and its own data directory.
-public final class Simulation {
-    public let loop: VirtualLoop
-    public let radio: VirtualRadio
-    public private(set) var badges: [SimulatedBadge] = []
-    public private(set) var phones: [SimulatedPhone] = []
+package final class Simulation {
+    package let loop: VirtualLoop
+    package let radio: VirtualRadio
+    package private(set) var badges: [SimulatedBadge] = []
+    package private(set) var phones: [SimulatedPhone] = []
     private let dataRoot: String
     private let seed: UInt64
     private let schedule: KeySchedule
 
-    public init(startUnixSeconds: Int64, seed: UInt64, dataRoot: String) throws(CryptoError) {
+    package init(startUnixSeconds: Int64, seed: UInt64, dataRoot: String) throws(CryptoError) {
         loop = VirtualLoop(startUnixNanoseconds: startUnixSeconds * 1_000_000_000)
         radio = VirtualRadio(loop: loop, seed: seed)
         self.dataRoot = dataRoot
@@ -29,7 +31,7 @@ public final class Simulation {
     /// A badge at `position`; `btsnoop` names a file that records its HCI traffic, as `run --btsnoop` does.
     /// `indicator`: the badge gets the virtual board's LED, buzzer and button (`badge.indicator`).
     @discardableResult
-    public func addBadge(_ name: String, at position: RadioPosition, settings: Agent.Settings = Agent.Settings(),
+    func addBadge(_ name: String, at position: RadioPosition, settings: Agent.Settings = Agent.Settings(),
                          clockProbe: any ClockSyncProbe = FixedClockSyncProbe(synchronised: true),
                          indicator: Bool = false, log: Logger = .silent, btsnoop: String? = nil) throws(SimulationError) -> SimulatedBadge {
         let index = UInt64(badges.count + 1)
@@ -63,7 +65,7 @@ public final class Simulation {
     }
 
     @discardableResult
-    public func addPhone(at position: RadioPosition, txPower: Int8 = -4) -> SimulatedPhone {
+    func addPhone(at position: RadioPosition, txPower: Int8 = -4) -> SimulatedPhone {
         var g = Randomness.seeded(seed &+ 0x5EED &+ UInt64(phones.count)).generator(for: "phone")
         let phone = SimulatedPhone(radio: radio, at: position, txPower: txPower, schedule: schedule,
                                    generator: ServiceRandom(seed: g.next()))
@@ -78,33 +80,33 @@ public final class Simulation {
         radio.removeAll()
     }
 
-    public func run(for duration: Duration) { loop.run(for: duration) }
+    package func run(for duration: Duration) { loop.run(for: duration) }
 
-    public var unixSeconds: Int64 { loop.unixNanoseconds / 1_000_000_000 }
+    package var unixSeconds: Int64 { loop.unixNanoseconds / 1_000_000_000 }
 
     /// 2021-06-01T22:00:00Z: two hours before a UTC midnight, so a short run crosses a change of day.
-    public static let twoHoursBeforeMidnight: Int64 = 1_622_584_800
+    static let twoHoursBeforeMidnight: Int64 = 1_622_584_800
 
     /// The Unix time of a loop instant, by the current wall-clock offset.
-    public func unixSeconds(at instant: MonotonicInstant) -> Int64 {
+    package func unixSeconds(at instant: MonotonicInstant) -> Int64 {
         let offset = loop.unixNanoseconds - loop.now.nanoseconds
         return (instant.nanoseconds + offset) / 1_000_000_000
     }
 }
 
 /// One badge of a simulation.
-public final class SimulatedBadge {
-    public let name: String
-    public let agent: Agent
+package final class SimulatedBadge {
+    package let name: String
+    package let agent: Agent
     /// The way in to its services, as its console has: status, keys, exposures, `sync now`. Its `quit` stops
     /// nothing; the simulation decides when badges stop.
-    public let control: AgentControl
-    public let controller: VirtualController
+    package let control: AgentControl
+    package let controller: VirtualController
     /// Its SD card: `disk.isFull = true` and every write fails as on a full card.
-    public let disk: SimulatedDisk
-    public let dataDirectory: String
+    package let disk: SimulatedDisk
+    package let dataDirectory: String
     /// Its LED, buzzer and button, when it has them.
-    public let indicator: VirtualIndicator?
+    let indicator: VirtualIndicator?
 
     init(name: String, agent: Agent, controller: VirtualController, disk: SimulatedDisk,
          dataDirectory: String, indicator: VirtualIndicator?) {
@@ -118,7 +120,7 @@ public final class SimulatedBadge {
     }
 
     /// The keys in the badge's key file on disk, as a restart would read them.
-    public var storedKeys: [TemporaryExposureKey] {
+    var storedKeys: [TemporaryExposureKey] {
         KeyFile.parse(TextFile.read(dataDirectory + "/keys") ?? "")
     }
 }

@@ -6,36 +6,36 @@ import SystemIO
 /// budget test asserts them):
 /// days of scans at a given sightings-per-day, flushed every flush interval and pruned as the agent
 /// does, written into a fresh directory that is removed afterwards. Simulated time; real files.
-public enum StoreWorkload {
-    public struct Figures: Hashable, Sendable {
-        public var days: Int
-        public var sightingsPerDay: Int
+package enum StoreWorkload {
+    package struct Figures: Hashable, Sendable {
+        package var days: Int
+        package var sightingsPerDay: Int
         /// Sightings appended over the run.
-        public var sightings: Int
+        package var sightings: Int
         /// Segment bytes on disk at the end, and the sightings they hold.
-        public var bytesOnDisk: Int
-        public var storedSightings: Int
+        package var bytesOnDisk: Int
+        package var storedSightings: Int
         /// bytesOnDisk / storedSightings, record overhead included.
-        public var bytesPerSighting: Double
+        package var bytesPerSighting: Double
         /// Sightings appended and made durable per second of wall time, flushes and fsyncs included.
-        public var appendsPerSecond: Double
-        public var meanFlushMicroseconds: Double
+        package var appendsPerSecond: Double
+        package var meanFlushMicroseconds: Double
         /// Data the store wrote over the run (not counting what the file system adds).
-        public var bytesWritten: Int
+        var bytesWritten: Int
         /// Flushes that wrote anything, and the fsyncs (file and directory) they cost.
-        public var flushes: Int
-        public var fsyncs: Int
+        package var flushes: Int
+        package var fsyncs: Int
 
-        public var bytesWrittenPerDay: Double { Double(bytesWritten) / Double(days) }
-        public var flushesPerDay: Double { Double(flushes) / Double(days) }
-        public var fsyncsPerDay: Double { Double(fsyncs) / Double(days) }
+        package var bytesWrittenPerDay: Double { Double(bytesWritten) / Double(days) }
+        package var flushesPerDay: Double { Double(flushes) / Double(days) }
+        package var fsyncsPerDay: Double { Double(fsyncs) / Double(days) }
     }
 
     /// A fixed start, so runs compare: 2023-11-14.
     static let epoch: Int64 = 1_700_000_000
 
     /// Runs the workload in a new temporary directory under `scratchParent`.
-    public static func run(scratchParent: String = "/tmp", sightingsPerDay: Int = 5_000, days: Int = 14,
+    package static func run(scratchParent: String = "/tmp", sightingsPerDay: Int = 5_000, days: Int = 14,
                            flushInterval: Int64 = 60,
                            fileSystem: any FileSystem = PosixFileSystem()) throws(SystemError) -> Figures {
         precondition(days > 0 && sightingsPerDay >= 0 && flushInterval > 0)

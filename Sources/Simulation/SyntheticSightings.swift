@@ -3,8 +3,8 @@ import ENCore
 
 /// Made-up sightings whose content follows from a number alone, for the benchmark, the tests and the
 /// crash-test writer: whoever reads sighting number n back can check it without a copy of what was written.
-public enum SyntheticSightings {
-    public static func sighting(number: Int, firstSeen: Int64) -> Sighting {
+package enum SyntheticSightings {
+    package static func sighting(number: Int, firstSeen: Int64) -> Sighting {
         var mixer = SplitMix64(seed: UInt64(bitPattern: Int64(number)))
         var rpi = Bytes16.zero
         rpi.withUnsafeMutableBytes { raw in

@@ -1,4 +1,5 @@
 import Agent
+import AgentBase
 import ENCore
 import EventLoop
 import HCI
@@ -6,15 +7,15 @@ import SystemIO
 
 /// The built-in board: the agent's in-process controller on a virtual radio, shared with a few
 /// simulated phones at 1–8 m. It runs on the real loop for `enbeacon run` and on virtual time in tests.
-public final class VirtualBoard {
-    public let radio: VirtualRadio
-    public let controller: VirtualController
-    public private(set) var phones: [SimulatedPhone] = []
+package final class VirtualBoard {
+    package let radio: VirtualRadio
+    package let controller: VirtualController
+    package private(set) var phones: [SimulatedPhone] = []
     private let phoneCount: Int
     private let randomness: Randomness
     private let log: Logger
 
-    public init(loop: any EventLoop, phones: Int, randomness: Randomness = .system, log: Logger) {
+    package init(loop: any EventLoop, phones: Int, randomness: Randomness = .system, log: Logger) {
         var seedSource = randomness.generator(for: "virtual-radio")
         radio = VirtualRadio(loop: loop, seed: seedSource.next())
         var addressSource = randomness.generator(for: "virtual-controller")
@@ -30,9 +31,9 @@ public final class VirtualBoard {
     /// written out because the board agent links no maths library for them.
     static let directions: [(x: Double, y: Double)] = [(1, 0), (-0.5, 0.866_025_403_784_438_6), (-0.5, -0.866_025_403_784_438_6)]
 
-    public func makeAgentTransport() -> any HCITransport { controller.makeHostTransport() }
+    package func makeAgentTransport() -> any HCITransport { controller.makeHostTransport() }
 
-    public func start() {
+    package func start() {
         guard phones.isEmpty, phoneCount > 0, let schedule = try? KeySchedule() else { return }
         var placement = randomness.generator(for: "phone-placement")
         for i in 0..<phoneCount {

@@ -1,4 +1,5 @@
 import Agent
+import AgentBase
 import SystemIO
 
 /// `enbeacon config check`: a configuration file checked as the agent would read it, without starting it, so

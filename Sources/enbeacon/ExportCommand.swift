@@ -1,5 +1,6 @@
 import Agent
 import ENCore
+import KeyDownload
 import SystemIO
 
 /// `enbeacon export decode` and `enbeacon export verify`: an export file taken apart for a person or a

@@ -1,3 +1,4 @@
+import AgentBase
 import Simulation
 import Agent
 import Console

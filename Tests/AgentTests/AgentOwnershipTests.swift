@@ -1,8 +1,9 @@
 @testable import Agent
+@testable import AgentBase
 import EventLoop
 import HCI
 import Network
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 

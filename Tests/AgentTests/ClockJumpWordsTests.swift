@@ -1,4 +1,5 @@
 @testable import Agent
+@testable import AgentBase
 import Testing
 
 /// How a clock jump reads in the log and in `time`: rounded to the nearest unit shown, since a jump is

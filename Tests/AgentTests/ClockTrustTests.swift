@@ -3,7 +3,7 @@ import ENCore
 import EventLoop
 import HCI
 import Testing
-import Simulation
+@testable import Simulation
 import TestSupport
 
 @Suite struct ClockTrustTests {

@@ -1,4 +1,5 @@
-import Agent
+@testable import Agent
+@testable import AgentBase
 import Foundation
 import Testing
 import TestSupport

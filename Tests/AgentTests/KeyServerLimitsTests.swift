@@ -1,7 +1,9 @@
 @testable import Agent
+@testable import AgentBase
 @testable import Console
 import ENCore
 import Foundation
+@testable import KeyDownload
 import Testing
 import TestSupport
 

@@ -1,11 +1,14 @@
 @testable import Agent
-import Console
+@testable import AgentBase
+@testable import Console
 import ENCore
 import EventLoop
 import Foundation
 import HCI
+@testable import KeyDownload
+import KeySyncTestSupport
 import Network
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 

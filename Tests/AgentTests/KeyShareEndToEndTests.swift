@@ -3,8 +3,9 @@
 import ENCore
 import Foundation
 import HCI
+@testable import KeyShare
 import Network
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 

@@ -1,13 +1,15 @@
 @testable import Agent
+@testable import AgentBase
 @testable import Console
 import ENCore
 import EventLoop
 import Foundation
 import Glibc
 import HCI
+@testable import KeyShare
 import Network
-import Metrics
-import Simulation
+@testable import Metrics
+@testable import Simulation
 import TestSupport
 
 /// Badges in virtual time beside the test health authority (Tools/healthauthority) on 127.0.0.1: every badge is

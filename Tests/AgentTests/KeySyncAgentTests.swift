@@ -1,10 +1,13 @@
 @testable import Agent
+@testable import AgentBase
 import ENCore
 import EventLoop
 import Foundation
 import HCI
+@testable import KeyDownload
+import KeySyncTestSupport
 import Testing
-import Simulation
+@testable import Simulation
 import Network
 
 /// Key sync wired into the whole agent: configured from a config file, started with a trusted clock,

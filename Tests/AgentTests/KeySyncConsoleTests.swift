@@ -1,10 +1,12 @@
 @testable import Agent
+@testable import AgentBase
 @testable import Console
 import ENCore
 import EventLoop
 import Foundation
 import Network
-import Simulation
+@testable import Simulation
+import KeySyncTestSupport
 import Testing
 import TestSupport
 

@@ -1,9 +1,12 @@
 @testable import Agent
+@testable import AgentBase
 import ENCore
 import EventLoop
 import HCI
+@testable import KeyDownload
+import KeySyncTestSupport
 import Network
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 

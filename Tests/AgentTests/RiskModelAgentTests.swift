@@ -1,10 +1,13 @@
 @testable import Agent
-import Console
+@testable import AgentBase
+@testable import Console
 import ENCore
 import Foundation
 import HCI
+@testable import KeyDownload
+import KeySyncTestSupport
 import Network
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 

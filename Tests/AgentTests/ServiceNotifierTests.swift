@@ -1,4 +1,4 @@
-import Agent
+@testable import Agent
 import EventLoop
 import Glibc
 import SystemIO

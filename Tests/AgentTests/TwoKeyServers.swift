@@ -1,9 +1,12 @@
 @testable import Agent
+@testable import AgentBase
 import ENCore
 import Foundation
 import HCI
+@testable import KeyDownload
+import KeySyncTestSupport
 import Network
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 

@@ -1,6 +1,6 @@
 @testable import Console
 import Testing
-import Agent
+@testable import Agent
 
 /// The bounded line reader of pipes and sockets (the output side is `DescriptorWriter`, in EventLoop).
 @Suite struct BoundedLineReaderTests {

@@ -1,10 +1,11 @@
+@testable import AgentBase
 @testable import Console
 import ENCore
 import EventLoop
 import Foundation
 import HCI
 import Testing
-import Simulation
+@testable import Simulation
 import TestSupport
 @testable import Agent
 

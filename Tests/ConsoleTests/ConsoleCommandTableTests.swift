@@ -1,7 +1,7 @@
 @testable import Console
 import ENCore
 import Testing
-import Agent
+@testable import Agent
 
 /// The command table: words, names, options, help, errors, consent and completion, without any I/O.
 @Suite struct ConsoleCommandTableTests {

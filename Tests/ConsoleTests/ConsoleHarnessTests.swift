@@ -1,11 +1,11 @@
-import Agent
+@testable import Agent
 import ENCore
 import EventLoop
 import Glibc
 import SystemIO
 import Testing
 import TestSupport
-import Console
+@testable import Console
 
 // No tests here: the harness the console's loop tests share (pseudo-terminals, pipes, socket clients
 // and a table of test commands), named to sit with them.

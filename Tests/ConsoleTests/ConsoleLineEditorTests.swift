@@ -1,7 +1,7 @@
 @testable import Console
 import ENCore
 import Testing
-import Agent
+@testable import Agent
 
 /// The line editor byte for byte: every binding, history, completion, UTF-8, noise and the line limit.
 @Suite struct ConsoleLineEditorTests {

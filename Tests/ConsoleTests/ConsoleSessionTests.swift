@@ -1,9 +1,9 @@
-import Agent
+@testable import Agent
 import EventLoop
 import Glibc
 import Testing
 import TestSupport
-import Console
+@testable import Console
 import SystemIO
 
 /// The REPL on a real `PollLoop`: on a pseudo-terminal (raw mode, editing, history, completion,

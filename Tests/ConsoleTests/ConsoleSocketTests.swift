@@ -1,10 +1,10 @@
-import Agent
+@testable import Agent
 import EventLoop
 import Glibc
 import SystemIO
 import Testing
 import TestSupport
-import Console
+@testable import Console
 
 /// The console socket on a real `PollLoop`, with clients driven by the same loop: framing, several
 /// clients at once, and every way a client can misbehave.

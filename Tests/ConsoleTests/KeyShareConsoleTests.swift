@@ -1,8 +1,9 @@
+@testable import AgentBase
 @testable import Console
-import Agent
+@testable import Agent
 import EventLoop
 import Foundation
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 

@@ -1,6 +1,7 @@
 @testable import Console
-import Agent
+@testable import Agent
 import ENCore
+@testable import KeyShare
 import Testing
 
 /// How `keys share status`, `status` and `--json` put a share, from its status alone: no agent, process, socket

@@ -3,9 +3,9 @@ import ENCore
 import Foundation
 import HCI
 import Testing
-import Simulation
+@testable import Simulation
 import TestSupport
-import Console
+@testable import Console
 
 /// Consent-gated key sharing: what `keys export` prints must reproduce what other devices recorded.
 @Suite struct KeysExportTests {

@@ -1,10 +1,11 @@
+@testable import AgentBase
 import EventLoop
 import ENCore
 import Foundation
 import HCI
 import Testing
 @testable import Console
-import Simulation
+@testable import Simulation
 import TestSupport
 @testable import Agent
 

@@ -1,9 +1,10 @@
+@testable import AgentBase
 @testable import Console
 import Foundation
 import Testing
-import Simulation
+@testable import Simulation
 import TestSupport
-import Agent
+@testable import Agent
 import EventLoop
 
 /// Keys that run programs or change what is trusted: consent on every channel, a log line that stands out,

@@ -3,9 +3,9 @@ import ENCore
 import Foundation
 import HCI
 import Testing
-import Simulation
+@testable import Simulation
 import TestSupport
-import Console
+@testable import Console
 
 @Suite struct WipeAndQueryCommandTests {
     func text(_ outcome: ConsoleOutcome) -> String? {

@@ -1,11 +1,11 @@
-import Agent
-import Console
+@testable import Agent
+@testable import Console
 import ENCore
 import EventLoop
 import Glibc
 import HCI
-import Metrics
-import Simulation
+@testable import Metrics
+@testable import Simulation
 import Testing
 import SystemIO
 import TestSupport

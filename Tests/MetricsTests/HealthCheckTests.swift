@@ -1,4 +1,5 @@
-import Agent
+@testable import Agent
+@testable import KeyDownload
 import Testing
 
 /// The health rules as a pure function of the metrics: each check fails alone, and a badge doing its job

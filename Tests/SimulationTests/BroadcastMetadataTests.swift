@@ -1,7 +1,7 @@
-import Agent
+@testable import Agent
 import ENCore
 import HCI
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 

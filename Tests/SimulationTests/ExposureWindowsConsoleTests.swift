@@ -1,8 +1,10 @@
 @testable import Agent
+@testable import AgentBase
 @testable import Console
 import ENCore
 import Foundation
-import Simulation
+@testable import KeyDownload
+@testable import Simulation
 import SystemIO
 import Testing
 import TestSupport

@@ -1,6 +1,6 @@
 @testable import Agent
 import ENCore
-import Simulation
+@testable import Simulation
 import SystemIO
 
 /// A key server in a folder, signed by a fresh authority, that a badge's key sync reads; and a key the badge heard.

@@ -1,9 +1,9 @@
-import Agent
+@testable import Agent
 @testable import Console
 import ENCore
 import EventLoop
 import HCI
-import Simulation
+@testable import Simulation
 import SystemIO
 import Testing
 import TestSupport

@@ -1,9 +1,11 @@
 @testable import Agent
+@testable import AgentBase
 @testable import Console
 import ENCore
 import EventLoop
 import HCI
-import Simulation
+@testable import KeyDownload
+@testable import Simulation
 import SystemIO
 import Testing
 import TestSupport

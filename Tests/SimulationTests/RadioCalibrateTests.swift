@@ -1,9 +1,10 @@
 @testable import Agent
+@testable import AgentBase
 @testable import Console
 import ENCore
 import Foundation
 import HCI
-import Simulation
+@testable import Simulation
 import SystemIO
 import Testing
 import TestSupport

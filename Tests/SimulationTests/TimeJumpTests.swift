@@ -1,8 +1,9 @@
 @testable import Agent
+@testable import AgentBase
 import ENCore
 import EventLoop
 import HCI
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 

@@ -1,7 +1,7 @@
 @testable import Agent
 import ENCore
 import HCI
-import Simulation
+@testable import Simulation
 import SystemIO
 import Testing
 import TestSupport

@@ -1,5 +1,5 @@
 import ENCore
-import Simulation
+@testable import Simulation
 import Testing
 import TestSupport
 @testable import Store

@@ -1,5 +1,5 @@
 import ENCore
-import Simulation
+@testable import Simulation
 import Foundation
 import Glibc
 import Testing

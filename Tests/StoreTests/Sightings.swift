@@ -1,6 +1,6 @@
 import ENCore
 import Foundation
-import Simulation
+@testable import Simulation
 import TestSupport
 @testable import Store
 

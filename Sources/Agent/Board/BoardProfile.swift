@@ -1,38 +1,40 @@
+import AgentBase
 import ENCore
 import HCI
+import Indicators
 
 /// A board profile (`Board/<NAME>.conf`): `key = value` lines describing the hardware the agent runs on.
 /// The `virtual` board is built in, so `enbeacon` runs anywhere with no files and no hardware.
-public struct BoardProfile: Equatable, Sendable {
-    public var name: String
-    public var transport: TransportSpec
+package struct BoardProfile: Equatable, Sendable {
+    package var name: String
+    package var transport: TransportSpec
     /// Simulated phones sharing the virtual radio (virtual transport only).
-    public var simulatedPhones: Int
-    public var clock: ClockPolicy
+    package var simulatedPhones: Int
+    package var clock: ClockPolicy
     /// Where the console runs on this board (a serial line, say); nil: `ConsoleSpec.automatic`.
     /// `--console` overrides it.
-    public var console: ConsoleSpec?
+    package var console: ConsoleSpec?
     /// The LED, buzzer and button (`indicator.led`, `indicator.buzzer`, `indicator.button`); none by default.
-    public var indicators = IndicatorWiring()
+    package var indicators = IndicatorWiring()
     /// How well the TX power this badge broadcasts is known (`radio.calibration_confidence`, 0–3), sent in its
     /// metadata (v1.1). Lowest unless the profile says otherwise: nobody measured it.
-    public var calibrationConfidence = CalibrationConfidence.lowest
+    package var calibrationConfidence = CalibrationConfidence.lowest
     /// The TX power at the antenna, dBm (`radio.tx_power`): what the metadata tells receivers, in place of
     /// the controller's reported advertising TX power, which leaves out the antenna and its matching. Nil:
     /// the controller's report.
-    public var txPower: Int8?
+    package var txPower: Int8?
     /// This board's RSSI correction, dB (`radio.rssi_correction`), added to every RSSI it measures before an
     /// attenuation is computed, as phones add their model's; nil: none declared (0, unless the config's
     /// `radio.rssi_correction` gives this unit's own, measured with `radio calibrate`).
-    public var rssiCorrection: Int?
+    package var rssiCorrection: Int?
 
-    public static let virtual = BoardProfile(name: "virtual", transport: .virtual, simulatedPhones: 3, clock: .trusted,
+    package static let virtual = BoardProfile(name: "virtual", transport: .virtual, simulatedPhones: 3, clock: .trusted,
                                              indicators: .virtual)
-    public static let knownKeys = ["name", "transport", "simulated_phones", "clock", "console", "radio.calibration_confidence",
+    static let knownKeys = ["name", "transport", "simulated_phones", "clock", "console", "radio.calibration_confidence",
                                     "radio.tx_power", "radio.rssi_correction"]
         + IndicatorWiring.keys
 
-    public init(name: String, transport: TransportSpec, simulatedPhones: Int = 0, clock: ClockPolicy = .ntp,
+    package init(name: String, transport: TransportSpec, simulatedPhones: Int = 0, clock: ClockPolicy = .ntp,
                 indicators: IndicatorWiring = IndicatorWiring()) {
         self.name = name
         self.transport = transport
@@ -42,7 +44,7 @@ public struct BoardProfile: Equatable, Sendable {
     }
 
     /// Parses a profile; every error names the line and what was expected there.
-    public init(parsing text: String, defaultName: String) throws(ConfigurationError) {
+    package init(parsing text: String, defaultName: String) throws(ConfigurationError) {
         self = BoardProfile(name: defaultName, transport: .virtual)
         for (key, value, line) in try KeyValueLines.parse(text) {
             switch key {

@@ -1,7 +1,7 @@
 import SystemIO
 
 /// Where the REPL runs, as given to `enbeacon run --console stdin|none|DEVICE[,BAUD]`.
-public enum ConsoleSpec: Hashable, Sendable, CustomStringConvertible {
+package enum ConsoleSpec: Hashable, Sendable, CustomStringConvertible {
     /// The agent's own stdin and stdout: a terminal (prompt and editing) or a pipe (a script).
     case standardInput
     /// No REPL; the socket still serves `enbeacon ctl`.
@@ -9,20 +9,20 @@ public enum ConsoleSpec: Hashable, Sendable, CustomStringConvertible {
     /// A serial line, e.g. `/dev/ttyS0,115200`, configured raw at `baud`.
     case serial(path: String, baud: Int)
 
-    public static let defaultBaud = 115_200
+    static let defaultBaud = 115_200
 
     /// The default: the agent's stdin when it is a terminal or a pipe, otherwise (/dev/null under
     /// systemd, a regular file) no REPL.
-    public static var automatic: ConsoleSpec {
+    package static var automatic: ConsoleSpec {
         Posix.isTerminal(0) || Posix.isPipeOrSocket(0) ? .standardInput : .none
     }
 
     /// Why a console setting does not parse, in words for a person.
-    public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
-    public init(parsing text: String) throws(ParseError) {
+    package init(parsing text: String) throws(ParseError) {
         switch text {
         case "stdin": self = .standardInput
         case "none": self = .none
@@ -42,7 +42,7 @@ public enum ConsoleSpec: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .standardInput: "stdin"
         case .none: "none"

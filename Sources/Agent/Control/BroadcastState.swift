@@ -2,7 +2,7 @@ import HCI
 import SystemIO
 
 /// Whether the badge is on air, as the controller confirmed it, and if not, why — in words staff can act on.
-public enum BroadcastState: Equatable, Sendable, CustomStringConvertible {
+package enum BroadcastState: Equatable, Sendable, CustomStringConvertible {
     /// The controller acknowledged advertising exactly the payload asked for.
     case onAir
     /// Exposure Notification is off (`en off`).
@@ -14,9 +14,9 @@ public enum BroadcastState: Equatable, Sendable, CustomStringConvertible {
     /// Asked for, not yet acknowledged by the controller (a rotation under way, a controller being reset).
     case notYetConfirmed
 
-    public var isOnAir: Bool { self == .onAir }
+    package var isOnAir: Bool { self == .onAir }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .onAir: "yes"
         case .switchedOff: "off (en on turns it back on)"

@@ -2,19 +2,19 @@
 /// what an update agent (Mender's ArtifactCommit, RAUC's mark-good, systemd) decides by, from its exit code.
 ///
 /// Pure: the same metrics and time always give the same verdict, so the rules are tested without an agent.
-public enum HealthCheck {
+package enum HealthCheck {
     /// One check that fails: a stable name (for scripts and `--json`) and the reason in words.
-    public struct Failure: Equatable, Sendable {
-        public var check: String
-        public var reason: String
+    package struct Failure: Equatable, Sendable {
+        package var check: String
+        package var reason: String
     }
 
     /// The checks, in the order they are reported.
-    public static let checks = ["broadcasting", "scanning", "clock", "storage", "keysync"]
+    package static let checks = ["broadcasting", "scanning", "clock", "storage", "keysync"]
 
     /// The failing checks; empty when the badge is healthy. A key server that is not configured is not
     /// checked; one whose first sync has not finished yet is not failed for it (a badge just started).
-    public static func failures(of m: BadgeMetrics, now: Int64, maximumSyncAge: Int64) -> [Failure] {
+    package static func failures(of m: BadgeMetrics, now: Int64, maximumSyncAge: Int64) -> [Failure] {
         var failing: [Failure] = []
         if !m.exposureNotificationEnabled {
             failing.append(Failure(check: "broadcasting", reason: "exposure notification is switched off (en on)"))

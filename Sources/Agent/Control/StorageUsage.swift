@@ -3,17 +3,17 @@ import Store
 /// What `AgentControl.storage()` and `status` report of the sighting store, as a value of the agent's own: the
 /// console reaches the badge only through `AgentControl` and never imports the store (and the board build,
 /// Embedded Swift, lets a file use only the members of modules it imports).
-public struct StorageUsage: Hashable, Sendable {
+package struct StorageUsage: Hashable, Sendable {
     /// Bytes of all segment files on disk.
-    public var bytes: Int
-    public var segments: Int
-    public var records: Int
+    package var bytes: Int
+    package var segments: Int
+    package var records: Int
     /// Sightings flushed to disk, including expired ones whose segment still holds readable ones.
-    public var storedSightings: Int
+    package var storedSightings: Int
     /// Sightings appended but not yet flushed: what a power cut now would lose.
-    public var pendingSightings: Int
+    package var pendingSightings: Int
     /// First-seen time (Unix seconds) of the oldest readable sighting; nil when there is none.
-    public var oldestSighting: Int64?
+    package var oldestSighting: Int64?
 
     init(_ usage: StoreUsage) {
         bytes = usage.bytes

@@ -3,8 +3,8 @@ import ENCore
 /// The wearer's keys in the shape a key server's publish API takes (`POST /v1/publish`, SPEC §3): what
 /// `keys export` prints once the wearer has consented. The verification certificate and the HMAC that
 /// binds it come from the health authority's verification flow and are left for it to fill in.
-public enum KeyPublication {
-    public static func json(_ keys: [TemporaryExposureKey], transmissionRisk: Int = 0,
+package enum KeyPublication {
+    package static func json(_ keys: [TemporaryExposureKey], transmissionRisk: Int = 0,
                             hmacKey: [UInt8]) -> String {
         var o = JSONObject()
         o.raw("temporaryExposureKeys", JSON.array(keys.map { key in

@@ -1,3 +1,4 @@
+import AgentBase
 import ENCore
 import EventLoop
 import HCI
@@ -9,18 +10,18 @@ import SystemIO
 /// from the key and that interval (`KeySchedule.addressBits`): one RPI, one address, across restarts and
 /// clock jumps. A new TEK is made when no stored key covers the current interval (UTC midnight), and it is
 /// on disk (`DATA/keys`) before its first RPI goes on air; one key per UTC day, ever.
-public final class Advertiser {
-    public struct Settings: Sendable {
+package final class Advertiser {
+    package struct Settings: Sendable {
         /// Rotation delay bounds; the upper bound never exceeds 20 minutes (receivers drop an RPI seen
         /// for longer, and a longer-lived address helps a tracker).
-        public var rotationMin: Duration = .seconds(600)
-        public var rotationMax: Duration = .seconds(1200)
+        var rotationMin: Duration = .seconds(600)
+        var rotationMax: Duration = .seconds(1200)
         /// Sent with the TX power in the metadata (v1.1): the board profile's `radio.calibration_confidence`.
-        public var calibrationConfidence = CalibrationConfidence.lowest
+        package var calibrationConfidence = CalibrationConfidence.lowest
         /// The TX power at the antenna the board profile declares (`radio.tx_power`), dBm; nil: the
         /// controller's reported advertising TX power.
-        public var txPower: Int8?
-        public init() {}
+        package var txPower: Int8?
+        package init() {}
     }
 
     private let loop: any EventLoop
@@ -33,19 +34,19 @@ public final class Advertiser {
     private var rotationTimer: TimerHandle?
     private let keyFile: KeyFile?
     /// Own keys of the last 14 days, in rolling-start order.
-    public private(set) var keys: [TemporaryExposureKey] = []
+    package private(set) var keys: [TemporaryExposureKey] = []
     /// The key broadcast now.
-    public private(set) var tek: TemporaryExposureKey?
-    public private(set) var currentRPI: Bytes16?
-    public private(set) var rotations = 0
-    public private(set) var nextRotation: MonotonicInstant?
+    package private(set) var tek: TemporaryExposureKey?
+    private(set) var currentRPI: Bytes16?
+    package private(set) var rotations = 0
+    private(set) var nextRotation: MonotonicInstant?
     /// When the RPI on air now went on air (`status` shows its age).
-    public private(set) var lastRotation: MonotonicInstant?
+    private(set) var lastRotation: MonotonicInstant?
     /// Why the badge is not broadcasting although it should: the day's new key could not be stored. Nil
     /// once a key is on disk again.
-    public private(set) var keyStorageError: SystemError?
+    private(set) var keyStorageError: SystemError?
 
-    public init(loop: any EventLoop, clock: Clock, radio: GAENRadio, schedule: KeySchedule, settings: Settings = Settings(),
+    init(loop: any EventLoop, clock: Clock, radio: GAENRadio, schedule: KeySchedule, settings: Settings = Settings(),
                 generator: ServiceRandom = .system, keyFile: KeyFile? = nil,
                 log: Logger) {
         precondition(settings.rotationMin <= settings.rotationMax && settings.rotationMax <= .seconds(1200),
@@ -64,14 +65,14 @@ public final class Advertiser {
         }
     }
 
-    public private(set) var isRunning = false
+    package private(set) var isRunning = false
 
-    public func start() {
+    package func start() {
         isRunning = true
         rotate()
     }
 
-    public func stop() {
+    package func stop() {
         isRunning = false
         keyStorageError = nil
         if let rotationTimer { loop.cancel(rotationTimer) }
@@ -83,7 +84,7 @@ public final class Advertiser {
 
     /// Deletes every own key (the console's `wipe`). A running advertiser at once makes, stores and broadcasts
     /// a fresh key, under a fresh address: nothing on air links back to the deleted keys.
-    public func removeAllKeys() throws(SystemError) {
+    func removeAllKeys() throws(SystemError) {
         try keyFile?.save([])
         keys = []
         tek = nil
@@ -92,7 +93,7 @@ public final class Advertiser {
 
     /// Deletes the keys whose validity ended more than 14 days before `interval`; called only while the clock
     /// permits deletion. A failure keeps them for the next round.
-    public func removeExpiredKeys(at interval: ENIntervalNumber) {
+    func removeExpiredKeys(at interval: ENIntervalNumber) {
         let kept = KeyFile.retained(keys, at: interval)
         guard kept.count < keys.count else { return }
         do {
@@ -105,7 +106,7 @@ public final class Advertiser {
     }
 
     /// Changes RPI and address now, then schedules the next rotation.
-    public func rotate() {
+    package func rotate() {
         guard let interval = clock.interval else {
             log.error("the wall clock is before 1970: not advertising")
             return

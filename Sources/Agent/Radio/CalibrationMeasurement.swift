@@ -1,3 +1,4 @@
+import AgentBase
 import HCI
 
 /// `radio calibrate`'s arithmetic: the RSSIs heard from a reference beacon 1 m away, and the correction that
@@ -8,30 +9,30 @@ import HCI
 /// 1 m on a calibrated receiver is known (an iBeacon's or Eddystone's "measured power", or a calibrated phone's)
 /// fixes the correction: `known RSSI at 1 m − median RSSI measured`. The median, not the mean: a few reports
 /// bounced off a wall or shadowed by a hand must not move the figure.
-public struct CalibrationMeasurement: Sendable {
+package struct CalibrationMeasurement: Sendable {
     /// Fewer reports than this say too little: a minute of a phone's advertising gives hundreds.
-    public static let minimumSamples = 10
+    static let minimumSamples = 10
     /// A second source whose median lies within this many dB of the strongest's could be the reference as
     /// well: the measurement is refused rather than guessed.
-    public static let ambiguityMarginDB = 6.0
+    static let ambiguityMarginDB = 6.0
     /// Sources kept, and reports kept per source: a crowded room cannot grow the measurement without bound.
     static let maximumSources = 64
     static let maximumSamplesPerSource = 4_096
 
     /// The RSSI a calibrated receiver reads 1 m from the reference, dBm.
-    public let referenceRSSIAt1m: Int
+    package let referenceRSSIAt1m: Int
     /// Only reports from this address count, when given; else the strongest source is the reference.
-    public let address: BDAddress?
+    package let address: BDAddress?
     /// The RSSIs heard, by sender address, in arrival order.
-    public private(set) var samples: [BDAddress: [Int8]] = [:]
+    package private(set) var samples: [BDAddress: [Int8]] = [:]
 
-    public init(referenceRSSIAt1m: Int, address: BDAddress? = nil) {
+    package init(referenceRSSIAt1m: Int, address: BDAddress? = nil) {
         self.referenceRSSIAt1m = referenceRSSIAt1m
         self.address = address
     }
 
     /// One report heard; one without an RSSI, or from another address than the one asked for, says nothing.
-    public mutating func add(rssi: Int8?, from sender: BDAddress) {
+    package mutating func add(rssi: Int8?, from sender: BDAddress) {
         guard let rssi, address == nil || address == sender else { return }
         guard samples[sender] != nil || samples.count < Self.maximumSources else { return }
         guard samples[sender, default: []].count < Self.maximumSamplesPerSource else { return }
@@ -39,7 +40,7 @@ public struct CalibrationMeasurement: Sendable {
     }
 
     /// The correction, or why the samples do not give one.
-    public func outcome() -> Result<Calibration, CalibrationRefusal> {
+    package func outcome() -> Result<Calibration, CalibrationRefusal> {
         let sources = samples.map { (address: $0.key, statistics: RSSIStatistics($0.value)) }
             .sorted { $0.statistics.median > $1.statistics.median }
         guard let strongest = sources.first else { return .failure(.nothingHeard(address: address)) }
@@ -60,21 +61,21 @@ public struct CalibrationMeasurement: Sendable {
 }
 
 /// What `radio calibrate` found: the reference, its RSSIs summarised, and the correction they give.
-public struct Calibration: Equatable, Sendable {
-    public var address: BDAddress
-    public var statistics: RSSIStatistics
+package struct Calibration: Equatable, Sendable {
+    package var address: BDAddress
+    package var statistics: RSSIStatistics
     /// dB to add to every RSSI this badge measures (`radio.rssi_correction`).
-    public var correction: Int
+    package var correction: Int
 }
 
 /// Why `radio calibrate` gives no correction; each says what to do instead.
-public enum CalibrationRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+package enum CalibrationRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case nothingHeard(address: BDAddress?)
     case tooFewSamples(count: Int, needed: Int)
     case ambiguous(strongest: BDAddress, strongestMedian: Double, rival: BDAddress, rivalMedian: Double)
     case outOfRange(correction: Int, median: Double)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .nothingHeard(let address?):
             "nothing heard from \(address): is the reference advertising, and is that its address now (it changes every 10-20 min)?"

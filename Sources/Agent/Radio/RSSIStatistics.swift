@@ -1,16 +1,16 @@
 /// The RSSIs of one source summarised as `radio calibrate` reports them: how many, their median, and their
 /// spread (the interquartile range, which a few reflected or shadowed reports do not widen).
-public struct RSSIStatistics: Equatable, Sendable {
-    public var count: Int
+package struct RSSIStatistics: Equatable, Sendable {
+    package var count: Int
     /// dBm; the mean of the middle two for an even count.
-    public var median: Double
-    public var lowerQuartile: Int8
-    public var upperQuartile: Int8
-    public var minimum: Int8
-    public var maximum: Int8
+    package var median: Double
+    package var lowerQuartile: Int8
+    package var upperQuartile: Int8
+    package var minimum: Int8
+    package var maximum: Int8
 
     /// `rssis` must not be empty.
-    public init(_ rssis: [Int8]) {
+    package init(_ rssis: [Int8]) {
         precondition(!rssis.isEmpty, "statistics of no RSSI")
         let sorted = rssis.sorted()
         let n = sorted.count
@@ -23,16 +23,16 @@ public struct RSSIStatistics: Equatable, Sendable {
     }
 
     /// Upper minus lower quartile, dB.
-    public var spread: Int { Int(upperQuartile) - Int(lowerQuartile) }
+    package var spread: Int { Int(upperQuartile) - Int(lowerQuartile) }
 
     /// A median as a number's text, "-52" or "-52.5", without printing a Double (Embedded Swift, which the board
     /// build uses, has no floating-point description): a median of whole dBm readings is a whole or half dBm.
-    public static func text(_ value: Double) -> String {
+    package static func text(_ value: Double) -> String {
         let halves = Int((value * 2).rounded())
         let magnitude = abs(halves)
         return (halves < 0 ? "-" : "") + "\(magnitude / 2)" + (magnitude % 2 == 1 ? ".5" : "")
     }
 
     /// `text(value)` in dBm: "-52 dBm", "-52.5 dBm".
-    public static func dB(_ value: Double) -> String { text(value) + " dBm" }
+    package static func dB(_ value: Double) -> String { text(value) + " dBm" }
 }

@@ -1,3 +1,4 @@
+import AgentBase
 import EventLoop
 import HCI
 
@@ -7,14 +8,14 @@ import HCI
 ///
 /// While someone watches (`live` on the console) the radio also listens between the windows, so beacons show
 /// up at once; only reports inside the windows become sightings, so what is stored does not depend on it.
-public final class ScanScheduler {
-    public struct Settings: Sendable {
-        public var scanDuration: Duration = .seconds(4)
-        public var periodMin: Duration = .seconds(210)
+final class ScanScheduler {
+    package struct Settings: Sendable {
+        package var scanDuration: Duration = .seconds(4)
+        var periodMin: Duration = .seconds(210)
         /// 290 rather than Google's 300: the first report of a scan can come a few hundred milliseconds in,
         /// and a rotation may pause a scan, yet every nearby advertiser must be heard in every 5 minutes.
-        public var periodMax: Duration = .seconds(290)
-        public init() {}
+        var periodMax: Duration = .seconds(290)
+        package init() {}
     }
 
     private let loop: any EventLoop
@@ -22,19 +23,19 @@ public final class ScanScheduler {
     private let settings: Settings
     private var generator: ServiceRandom
     private var timer: TimerHandle?
-    public private(set) var scans = 0
-    public private(set) var lastScanStart: MonotonicInstant?
+    package private(set) var scans = 0
+    private(set) var lastScanStart: MonotonicInstant?
     /// Inside one of the scheduled scan windows: what is heard now is recorded.
-    public private(set) var isInScanWindow = false
+    private(set) var isInScanWindow = false
     /// Listen between the windows too (while the scheduler runs); nothing heard then is recorded.
-    public var listensBetweenScans = false {
+    var listensBetweenScans = false {
         didSet { updateRadio() }
     }
     private var running = false
     /// Called when a scan window closes, with its start time.
-    public var onScanFinished: (MonotonicInstant) -> Void = { _ in }
+    var onScanFinished: (MonotonicInstant) -> Void = { _ in }
 
-    public init(loop: any EventLoop, radio: GAENRadio, settings: Settings = Settings(),
+    init(loop: any EventLoop, radio: GAENRadio, settings: Settings = Settings(),
                 generator: ServiceRandom = .system) {
         self.loop = loop
         self.radio = radio
@@ -43,12 +44,12 @@ public final class ScanScheduler {
     }
 
     /// The first scan starts at once: a newcomer sees beacons without waiting minutes.
-    public func start() {
+    package func start() {
         running = true
         beginScan()
     }
 
-    public func stop() {
+    package func stop() {
         if let timer { loop.cancel(timer) }
         timer = nil
         running = false

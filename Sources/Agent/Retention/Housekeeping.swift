@@ -1,3 +1,4 @@
+import AgentBase
 import ENCore
 import EventLoop
 import Store

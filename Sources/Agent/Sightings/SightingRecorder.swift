@@ -1,3 +1,4 @@
+import AgentBase
 import ENCore
 import EventLoop
 import HCI
@@ -10,30 +11,30 @@ import SystemIO
 /// Bounded against floods: at most `limits.perScan` new sightings from one scan window and `limits.perHour`
 /// in an hour; what goes beyond is counted (`storage`) and dropped, so a transmitter spraying random RPIs
 /// cannot push two weeks of real sightings out of the ring.
-public final class SightingRecorder {
-    public struct Limits: Equatable, Sendable {
-        public var perScan: Int
-        public var perHour: Int
-        public init(perScan: Int = 256, perHour: Int = 1200) {
+package final class SightingRecorder {
+    package struct Limits: Equatable, Sendable {
+        var perScan: Int
+        var perHour: Int
+        init(perScan: Int = 256, perHour: Int = 1200) {
             self.perScan = perScan
             self.perHour = perHour
         }
 
-        public init(configuration c: Configuration) {
+        init(configuration c: Configuration) {
             self.init(perScan: c.integer(.sightingsMaximumPerScan), perHour: c.integer(.sightingsMaximumPerHour))
         }
     }
 
     /// Sightings dropped because a scan window or an hour was over its limit, since the agent started.
-    public struct Dropped: Equatable, Sendable {
-        public var overScanLimit = 0
-        public var overHourLimit = 0
+    package struct Dropped: Equatable, Sendable {
+        package var overScanLimit = 0
+        package var overHourLimit = 0
     }
 
-    public var limits: Limits {
+    package var limits: Limits {
         didSet { aggregator = ScanAggregator(maximumDistinct: limits.perScan) }
     }
-    public private(set) var dropped = Dropped()
+    package private(set) var dropped = Dropped()
     private let store: SightingStore
     private let log: Logger
     private var aggregator: ScanAggregator
@@ -41,11 +42,11 @@ public final class SightingRecorder {
     /// The hour being counted against `limits.perHour` (loop time, so clock jumps do not reset it).
     private var hour: (start: MonotonicInstant, count: Int)?
     /// Sightings made since the agent started.
-    public private(set) var recorded = 0
+    package private(set) var recorded = 0
     /// The last flush's failure, nil once a flush succeeds: what `status` reports about storage.
-    public private(set) var lastError: SystemError?
+    package private(set) var lastError: SystemError?
     /// Observes the sightings of each finished scan (simulations, tests).
-    public var onSightings: ([Sighting]) -> Void = { _ in }
+    var onSightings: ([Sighting]) -> Void = { _ in }
 
     init(store: SightingStore, limits: Limits, log: Logger) {
         self.store = store
@@ -90,7 +91,7 @@ public final class SightingRecorder {
     func discardScan() { aggregator = ScanAggregator() }
 
     /// Writes the batched sightings with one fsync. A failure keeps the batch in memory for the next attempt.
-    public func flush() {
+    package func flush() {
         do {
             try store.flush()
             if lastError != nil { log.info("sightings written again") }

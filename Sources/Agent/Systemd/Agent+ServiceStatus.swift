@@ -2,7 +2,7 @@ import HCI
 
 extension Agent {
     /// The agent's state as systemd is told it (`ServiceNotifier`).
-    public var serviceStatus: ServiceStatus {
+    package var serviceStatus: ServiceStatus {
         ServiceStatus(controllerReady: driver.phase == .ready, controllerProblem: driver.lastProblem?.text,
                       clockTrusted: clock.isTrusted, exposureNotification: exposureNotificationEnabled,
                       advertising: radio.isOnAir)

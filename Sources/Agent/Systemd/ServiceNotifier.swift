@@ -5,7 +5,7 @@ import SystemIO
 /// `STATUS=` whenever its line changes, and `WATCHDOG=1` every quarter of `WATCHDOG_USEC`. The pings
 /// come from a timer on the loop itself, so a loop stuck in a callback stops them, and systemd
 /// (`WatchdogSec=` in Board/enbeacon.service) kills the agent and starts it again.
-public final class ServiceNotifier {
+package final class ServiceNotifier {
     private let loop: any EventLoop
     private let socket: SystemdNotifySocket
     private let watchdogInterval: Duration?
@@ -15,9 +15,9 @@ public final class ServiceNotifier {
     private var lastText: String?
 
     /// How often the status is looked at when there is no watchdog to feed.
-    public static let statusInterval: Duration = .seconds(1)
+    static let statusInterval: Duration = .seconds(1)
 
-    public init(loop: any EventLoop, socket: SystemdNotifySocket, watchdogInterval: Duration?,
+    package init(loop: any EventLoop, socket: SystemdNotifySocket, watchdogInterval: Duration?,
                 status: @escaping () -> ServiceStatus) {
         self.loop = loop
         self.socket = socket
@@ -26,7 +26,7 @@ public final class ServiceNotifier {
     }
 
     /// A notifier when systemd started the agent (`NOTIFY_SOCKET`), else nil.
-    public static func fromEnvironment(loop: any EventLoop, status: @escaping () -> ServiceStatus) -> ServiceNotifier? {
+    package static func fromEnvironment(loop: any EventLoop, status: @escaping () -> ServiceStatus) -> ServiceNotifier? {
         guard let socket = SystemdNotifySocket.fromEnvironment() else { return nil }
         let interval = watchdogInterval(microseconds: Posix.environment("WATCHDOG_USEC"), pid: Posix.environment("WATCHDOG_PID"),
                                         ownPID: Int(Posix.processID))
@@ -35,20 +35,20 @@ public final class ServiceNotifier {
 
     /// The ping interval for `WATCHDOG_USEC` (a quarter of it: systemd kills at the full period, and a busy
     /// board may run a timer late), or nil without a watchdog or when `WATCHDOG_PID` names another process.
-    public static func watchdogInterval(microseconds: String?, pid: String?, ownPID: Int) -> Duration? {
+    static func watchdogInterval(microseconds: String?, pid: String?, ownPID: Int) -> Duration? {
         guard let text = microseconds, let usec = Int64(text), usec > 0 else { return nil }
         if let pid, Int(pid) != ownPID { return nil }
         return .microseconds(usec / 4)
     }
 
-    public var pingInterval: Duration? { watchdogInterval }
+    package var pingInterval: Duration? { watchdogInterval }
 
-    public func start() {
+    package func start() {
         tick()
     }
 
     /// `STOPPING=1`: systemd shows the agent as deactivating while it disables the radio.
-    public func stopping() {
+    package func stopping() {
         if let timer { loop.cancel(timer) }
         timer = nil
         socket.send("STOPPING=1\nSTATUS=stopping")

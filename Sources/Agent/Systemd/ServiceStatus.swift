@@ -3,16 +3,16 @@
 ///
 /// Ready means the badge can do its job: the controller is up and the clock is trusted. Until then the
 /// status line says what it waits for, which is what a technician looking at `systemctl status` needs.
-public struct ServiceStatus: Equatable, Sendable {
-    public var ready: Bool
-    public var text: String
+package struct ServiceStatus: Equatable, Sendable {
+    package var ready: Bool
+    package var text: String
 
-    public init(ready: Bool, text: String) {
+    init(ready: Bool, text: String) {
         self.ready = ready
         self.text = text
     }
 
-    public init(controllerReady: Bool, controllerProblem: String?, clockTrusted: Bool,
+    init(controllerReady: Bool, controllerProblem: String?, clockTrusted: Bool,
                 exposureNotification: Bool, advertising: Bool) {
         if !controllerReady {
             self.init(ready: false, text: "waiting for the controller" + (controllerProblem.map { ": \($0)" } ?? ""))

@@ -4,22 +4,22 @@
 /// A line ends at LF; a CR before it is dropped. A line that grows past the limit is reported once, at
 /// the moment it overflows (a client sending 10 MB without a newline is answered at once rather than
 /// when it stops), and the rest of it, up to its LF, is discarded.
-public struct BoundedLineReader {
-    public enum Event: Hashable, Sendable {
+struct BoundedLineReader {
+    package enum Event: Hashable, Sendable {
         case line(String)
         case tooLong
     }
 
-    public let maxLineBytes: Int
+    let maxLineBytes: Int
     private var pending: [UInt8] = []
     private var discarding = false
 
-    public init(maxLineBytes: Int = 4096) {
+    init(maxLineBytes: Int = 4096) {
         self.maxLineBytes = maxLineBytes
     }
 
     /// The events completed by `bytes`, in order.
-    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Event] {
+    mutating func feed(_ bytes: some Sequence<UInt8>) -> [Event] {
         var events: [Event] = []
         for byte in bytes {
             if byte == 0x0A {
@@ -42,7 +42,7 @@ public struct BoundedLineReader {
     }
 
     /// At end of input: the last line if it had no LF.
-    public mutating func finish() -> Event? {
+    package mutating func finish() -> Event? {
         defer { discarding = false }
         guard !discarding, !pending.isEmpty else { return nil }
         return .line(takeLine())

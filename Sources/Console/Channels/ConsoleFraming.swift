@@ -5,9 +5,9 @@
 /// connection. The body of `ok` is the command's text or JSON document; the body of `error` is one line
 /// (`{"error":"…"}` when the command asked for `--json`). A stream (`live`) answers `ok` and then
 /// sends one line per event until either side closes.
-public enum ConsoleFraming {
-    public static let ok = "ok"
-    public static let error = "error"
+package enum ConsoleFraming {
+    package static let ok = "ok"
+    package static let error = "error"
 
     /// The error bodies of a connection closed before its command ran: at the cap, an idle connection makes
     /// room, or a newcomer is refused. The command did not run, so a client may send it again.
@@ -15,7 +15,7 @@ public enum ConsoleFraming {
     static let busy = "busy: "
 
     /// Whether an `error` answer's body says the command was never run (`evicted`, `busy`).
-    public static func commandDidNotRun(_ body: String) -> Bool {
+    package static func commandDidNotRun(_ body: String) -> Bool {
         body.hasPrefix(evicted) || body.hasPrefix(busy)
     }
 

@@ -13,37 +13,37 @@ import SystemIO
 /// Nothing here blocks the loop: input is read only when ready, output goes through a bounded
 /// `DescriptorWriter` (a 115200-baud line or a stopped terminal cannot stall the badge), and `live`
 /// lines are dropped before anything else when it fills.
-public final class ConsoleSession {
-    public struct Settings {
-        public var prompt = "enbeacon> "
-        public var editor = LineEditor.Settings()
+package final class ConsoleSession {
+    package struct Settings {
+        var prompt = "enbeacon> "
+        var editor = LineEditor.Settings()
         /// Output waiting for a slow line beyond this is dropped (and a note printed once it drains).
-        public var outputLimit = 256 * 1024
+        var outputLimit = 256 * 1024
         /// `live` lines are dropped once this much output is waiting.
-        public var liveOutputLimit = 16 * 1024
+        var liveOutputLimit = 16 * 1024
         /// A half-received escape sequence is abandoned after this long without more input.
-        public var escapeTimeout: Duration = .milliseconds(100)
+        var escapeTimeout: Duration = .milliseconds(100)
         /// History is written this long after the last new entry (and when the session ends), so a burst
         /// of commands costs one write to the SD card.
-        public var historySaveDelay: Duration = .seconds(5)
+        var historySaveDelay: Duration = .seconds(5)
 
-        public init() {}
+        package init() {}
     }
 
-    public enum Ending: Hashable, Sendable {
+    package enum Ending: Hashable, Sendable {
         /// EOF on a pipe, or Ctrl-D on an empty terminal line.
         case endOfInput
         /// Reading or writing failed (a serial adapter unplugged, a terminal hung up).
         case failed(String)
     }
 
-    public let channel: ConsoleChannel
+    package let channel: ConsoleChannel
     /// Called once when the session ends by itself (not after `close()`), once its output is written.
-    public var onEnd: (Ending) -> Void {
+    package var onEnd: (Ending) -> Void {
         get { core.onEnd }
         set { core.onEnd = newValue }
     }
-    public var isRunning: Bool { core.isRunning }
+    var isRunning: Bool { core.isRunning }
 
     private enum Mode {
         case terminal(TerminalConsole)
@@ -58,7 +58,7 @@ public final class ConsoleSession {
     /// - Parameters:
     ///   - ownsDescriptors: close them when the session ends (false for stdin and stdout).
     ///   - history: where a terminal session keeps its history; nil keeps it in memory only.
-    public convenience init(loop: any EventLoop, table: CommandTable, input: Int32, output: Int32, ownsDescriptors: Bool = false,
+    package convenience init(loop: any EventLoop, table: CommandTable, input: Int32, output: Int32, ownsDescriptors: Bool = false,
                             history: ConsoleHistoryFile? = nil, settings: Settings = Settings(), log: Logger = .silent) {
         self.init(loop: loop, table: table, input: input, output: output, ownsDescriptors: ownsDescriptors,
                   history: history, serialLine: nil, settings: settings, log: log)
@@ -77,7 +77,7 @@ public final class ConsoleSession {
     }
 
     /// The session `spec` asks for, not yet started; nil for `.none`.
-    public static func open(_ spec: ConsoleSpec, loop: any EventLoop, table: CommandTable, history: ConsoleHistoryFile? = nil,
+    package static func open(_ spec: ConsoleSpec, loop: any EventLoop, table: CommandTable, history: ConsoleHistoryFile? = nil,
                             settings: Settings = Settings(), log: Logger = .silent) throws(ConsoleError) -> ConsoleSession? {
         switch spec {
         case .none:
@@ -105,7 +105,7 @@ public final class ConsoleSession {
     }
 
     /// Starts reading; on a terminal, switches it to raw mode and shows the prompt.
-    public func start() {
+    package func start() {
         guard !core.isRunning, core.ending == nil else { return }
         switch mode {
         case .terminal(let terminal): terminal.start()
@@ -116,15 +116,15 @@ public final class ConsoleSession {
     /// Ends the session now: stops any stream, puts the terminal back, writes the history, and drops
     /// output that could not be written at once. `onEnd` is not called. Call it on every way out of
     /// the agent (including SIGTERM), or the terminal stays raw.
-    public func close() {
+    package func close() {
         core.close()
     }
 
     /// Whether `show` reaches the person now (the session runs and is not ending).
-    public var isShowing: Bool { core.isRunning && core.ending == nil }
+    package var isShowing: Bool { core.isRunning && core.ending == nil }
 
     /// Prints a line for the person at the console (above the line being edited on a terminal).
-    public func show(_ text: String) {
+    package func show(_ text: String) {
         guard isShowing else { return }
         switch mode {
         case .terminal(let terminal): terminal.show(text)

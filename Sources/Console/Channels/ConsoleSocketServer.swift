@@ -17,35 +17,35 @@ import SystemIO
 /// From `start` until `stop` the loop holds the server (its listening watch and backoff timer) and each
 /// connection holds it until that connection closes (no weak references: the board build has none); `stop`
 /// unhooks them all, so a stopped server and its connections are held by their owner alone.
-public final class ConsoleSocketServer {
-    public struct Settings: Sendable {
+package final class ConsoleSocketServer {
+    package struct Settings: Sendable {
         /// Connections served at once; beyond it an idle one gives way, or the newcomer is refused.
-        public var maxConnections = 8
+        var maxConnections = 8
         /// The longest request line, in bytes.
-        public var maxLineBytes = 4096
+        var maxLineBytes = 4096
         /// How long a client may take to send its line after connecting.
-        public var requestTimeout: Duration = .seconds(5)
+        var requestTimeout: Duration = .seconds(5)
         /// How long output may wait for a client that does not read before it is cut off.
-        public var writeStallTimeout: Duration = .seconds(10)
+        var writeStallTimeout: Duration = .seconds(10)
         /// The most of one answer held for a slow client.
-        public var replyLimit = 4 * 1024 * 1024
+        var replyLimit = 4 * 1024 * 1024
         /// A `live` reader this far behind is told so and disconnected.
-        public var liveOutputLimit = 64 * 1024
+        var liveOutputLimit = 64 * 1024
         /// How long accepting pauses when the process is out of descriptors, instead of spinning on a
         /// listening socket that stays readable.
-        public var acceptBackoff: Duration = .seconds(1)
+        var acceptBackoff: Duration = .seconds(1)
 
-        public init() {}
+        package init() {}
     }
 
-    public static let fileName = "console.sock"
+    static let fileName = "console.sock"
 
     /// Where the socket of the agent using `dataDirectory` lives.
-    public static func path(dataDirectory: String) -> String {
+    package static func path(dataDirectory: String) -> String {
         dataDirectory + "/" + fileName
     }
 
-    public let path: String
+    package let path: String
     private let loop: any EventLoop
     private let table: CommandTable
     private let settings: Settings
@@ -55,7 +55,7 @@ public final class ConsoleSocketServer {
     private var backoffTimer: TimerHandle?
     private var connections: [ConsoleConnection] = []
 
-    public init(loop: any EventLoop, table: CommandTable, path: String, settings: Settings = Settings(), log: Logger = .silent) {
+    package init(loop: any EventLoop, table: CommandTable, path: String, settings: Settings = Settings(), log: Logger = .silent) {
         self.loop = loop
         self.table = table
         self.path = path
@@ -64,10 +64,10 @@ public final class ConsoleSocketServer {
     }
 
     /// Clients connected now.
-    public var connectionCount: Int { connections.count }
+    var connectionCount: Int { connections.count }
 
     /// Creates the socket (replacing a stale one) and starts accepting.
-    public func start() throws(ConsoleError) {
+    package func start() throws(ConsoleError) {
         guard listener == nil else { return }
         let fd: Int32
         do { fd = try UnixSocket.listen(at: path) } catch { throw ConsoleError(error.description) }
@@ -76,7 +76,7 @@ public final class ConsoleSocketServer {
     }
 
     /// Closes every connection and the socket, and removes the socket file.
-    public func stop() {
+    package func stop() {
         guard let listener else { return }
         if let listenWatch { loop.unwatch(listenWatch) }
         if let backoffTimer { loop.cancel(backoffTimer) }

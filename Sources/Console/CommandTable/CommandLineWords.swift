@@ -5,16 +5,16 @@
 /// outside quotes a backslash takes the next character literally. There is no expansion of any kind:
 /// a care-home console has no use for variables or globs, and every feature here is one more way
 /// for a typo to do something surprising.
-public enum CommandLineWords {
+package enum CommandLineWords {
     /// A line that cannot be split: an open quote or a trailing backslash.
-    public struct SyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct SyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     private enum Quoting { case none, single, double }
 
     /// The words of `line`. An empty quoted word (`""`) is kept as an empty word.
-    public static func split(_ line: String) throws(SyntaxError) -> [String] {
+    package static func split(_ line: String) throws(SyntaxError) -> [String] {
         var words: [String] = []
         var word = String.UnicodeScalarView()
         var inWord = false
@@ -68,7 +68,7 @@ public enum CommandLineWords {
 
     /// `word` as it must be typed: unchanged when it holds only characters that need no quoting,
     /// otherwise in double quotes with `"` and `\` escaped.
-    public static func quote(_ word: String) -> String {
+    static func quote(_ word: String) -> String {
         if !word.isEmpty && word.unicodeScalars.allSatisfy(isPlain) { return word }
         var quoted = "\""
         for scalar in word.unicodeScalars {
@@ -79,13 +79,13 @@ public enum CommandLineWords {
     }
 
     /// Words joined into one line that `split` turns back into the same words.
-    public static func join(_ words: [String]) -> String {
+    package static func join(_ words: [String]) -> String {
         words.map(quote).joined(separator: " ")
     }
 
     /// The word being typed at the end of `prefix` (what Tab completes) and the complete words before it.
     /// Nil while a quote or an escape is open: completing inside one would have to guess the quoting.
-    public static func splitForCompletion(_ prefix: String) -> (words: [String], partial: String)? {
+    static func splitForCompletion(_ prefix: String) -> (words: [String], partial: String)? {
         let lastSeparator = prefix.unicodeScalars.lastIndex { $0 == " " || $0 == "\t" }
         let partialStart = lastSeparator.map { prefix.unicodeScalars.index(after: $0) } ?? prefix.startIndex
         let partial = String(prefix.unicodeScalars[partialStart...])

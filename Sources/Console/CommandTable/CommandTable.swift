@@ -6,7 +6,7 @@ import ENCore
 /// One table serves every channel (terminal, piped stdin, the unix socket), so a command behaves the
 /// same wherever it is typed. It is a reference type because the agent registers commands after the
 /// sessions that use it may already exist.
-public final class CommandTable {
+package final class CommandTable {
     private var byName: [String: ConsoleCommand] = [:]
 
     /// A table holding only the built-in `help`.
@@ -14,7 +14,7 @@ public final class CommandTable {
     /// `help` is answered and completed by the table itself (see `ConsoleCommand.isTableHelp`): closures in the
     /// table's own commands that held the table would keep it alive for ever, and the board build has no weak
     /// references.
-    public init() {
+    package init() {
         var help = ConsoleCommand(
             "help", summary: "list the commands, or explain one", usage: "help [COMMAND]",
             help: "help COMMAND shows a command's usage and what it does; help GROUP lists a group (help config).",
@@ -24,7 +24,7 @@ public final class CommandTable {
     }
 
     /// Adds a command, replacing one of the same name.
-    public func register(_ command: ConsoleCommand) {
+    func register(_ command: ConsoleCommand) {
         byName[command.name] = command
         // Lines are resolved far more often than commands are registered (a few dozen, at start).
         commands = byName.values.sorted { $0.name < $1.name }
@@ -34,7 +34,7 @@ public final class CommandTable {
     }
 
     /// Every command, sorted by name.
-    public private(set) var commands: [ConsoleCommand] = []
+    package private(set) var commands: [ConsoleCommand] = []
     /// The two-word commands by their first word, each list sorted by name.
     private var membersByFirstWord: [String: [ConsoleCommand]] = [:]
     /// The first word of every command, sorted.
@@ -42,12 +42,12 @@ public final class CommandTable {
     /// What an unknown first word may be a typo of: every name and every first word.
     private var suggestible: [String] = []
 
-    public func command(named name: String) -> ConsoleCommand? { byName[name] }
+    package func command(named name: String) -> ConsoleCommand? { byName[name] }
 
     // MARK: Running a line
 
     /// Interprets one line typed on `channel` and, unless consent must be asked first, runs the command.
-    public func execute(_ line: String, channel: ConsoleChannel) -> ConsoleOutcome {
+    func execute(_ line: String, channel: ConsoleChannel) -> ConsoleOutcome {
         let trimmed = line.trimmingSpaces
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return .nothing }
         let words: [String]
@@ -233,7 +233,7 @@ public final class CommandTable {
 
     /// What Tab offers at the end of `prefix` (the line up to the cursor): command names, then a
     /// command's subcommands, options (after `-`) and argument completions.
-    public func completions(forLinePrefix prefix: String) -> CompletionCandidates {
+    func completions(forLinePrefix prefix: String) -> CompletionCandidates {
         guard let (words, partial) = CommandLineWords.splitForCompletion(prefix) else { return .none }
         var candidates: [String] = []
         if words.isEmpty {
@@ -306,7 +306,7 @@ public final class CommandTable {
     }
 
     /// `help COMMAND` and `COMMAND --help`.
-    public func helpText(_ command: ConsoleCommand) -> String {
+    func helpText(_ command: ConsoleCommand) -> String {
         var lines = ["usage: \(command.usage)", command.summary]
         if !command.help.isEmpty { lines.append(command.help) }
         if command.consent != .never { lines.append(ConsentRule.summary) }

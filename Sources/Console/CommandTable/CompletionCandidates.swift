@@ -1,16 +1,16 @@
 /// What Tab can do at the cursor: the partial word typed so far and the words it could become.
-public struct CompletionCandidates: Hashable, Sendable {
+package struct CompletionCandidates: Hashable, Sendable {
     /// The text of the word being completed, exactly as it appears before the cursor.
-    public var partial: String
+    var partial: String
     /// Complete words, sorted, each starting with `partial`.
-    public var candidates: [String]
+    var candidates: [String]
 
-    public init(partial: String, candidates: [String]) {
+    init(partial: String, candidates: [String]) {
         self.partial = partial
         self.candidates = candidates
     }
 
-    public static let none = CompletionCandidates(partial: "", candidates: [])
+    package static let none = CompletionCandidates(partial: "", candidates: [])
 
     /// The longest prefix every candidate shares (at least `partial` when they all extend it).
     var commonPrefix: String {

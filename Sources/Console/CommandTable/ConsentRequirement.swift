@@ -1,6 +1,6 @@
 /// Whether a command needs explicit consent before it runs: those that reveal keys (which would let
 /// anyone who copies them track the badge's wearer), destroy data, or change what the badge runs or trusts.
-public enum ConsentRequirement: Hashable, Sendable {
+enum ConsentRequirement: Hashable, Sendable {
     case never
     case always
     /// Only when this flag is given, as with `keys --reveal`.

@@ -6,14 +6,14 @@
 ///   or pasted by mistake must never reveal keys, wipe a badge or change what it runs or trusts silently.
 /// - Through the unix socket (`enbeacon ctl`) or a piped stdin nobody can be asked, so `--yes` on the
 ///   command line is the consent. Without it the command is refused with a line that names the flag.
-public enum ConsentRule {
-    public enum Decision: Hashable, Sendable {
+enum ConsentRule {
+    enum Decision: Hashable, Sendable {
         case proceed
         case ask
         case refuse(String)
     }
 
-    public static func decide(command: String, channel: ConsoleChannel, yes: Bool) -> Decision {
+    static func decide(command: String, channel: ConsoleChannel, yes: Bool) -> Decision {
         switch channel {
         case .terminal:
             return .ask
@@ -23,10 +23,10 @@ public enum ConsentRule {
     }
 
     /// The question asked on a terminal.
-    public static func question(for command: String) -> String {
+    static func question(for command: String) -> String {
         "\(command): type yes to confirm: "
     }
 
     /// One line for `help`, so that the rule is documented where staff look for it.
-    public static let summary = "needs consent: on a terminal type yes when asked; through enbeacon ctl or a pipe add --yes"
+    package static let summary = "needs consent: on a terminal type yes when asked; through enbeacon ctl or a pipe add --yes"
 }

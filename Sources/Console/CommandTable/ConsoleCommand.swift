@@ -1,31 +1,31 @@
 /// One console command, registered by the agent as data: the table does the parsing, checking,
 /// help, completion and consent, so the handler only does the work.
-public struct ConsoleCommand {
+package struct ConsoleCommand {
     /// One word, two or three (`status`, `config set`, `keys share status`); lowercase letters, digits and `-`. A
     /// three-word command extends the two-word one before it, whose arguments cannot then begin with its third word.
-    public var name: String
+    package var name: String
     /// One line for the `help` list.
-    public var summary: String
+    package var summary: String
     /// The usage line without the word "usage", e.g. `config set KEY VALUE`.
-    public var usage: String
+    package var usage: String
     /// More explanation for `help NAME`; may be empty.
-    public var help: String
+    package var help: String
     /// How many positional arguments the command takes.
-    public var arguments: ClosedRange<Int>
+    package var arguments: ClosedRange<Int>
     /// Flags without a value that the command understands, e.g. `--reveal`. `--json`, `--yes` and
     /// `--help` are understood by every command and need not be listed.
-    public var flags: [String]
+    var flags: [String]
     /// Options that take a value (`--limit N` or `--limit=N`), e.g. `--since`, `--limit`.
-    public var options: [String]
-    public var completion: ArgumentCompletion
-    public var consent: ConsentRequirement
+    package var options: [String]
+    var completion: ArgumentCompletion
+    var consent: ConsentRequirement
     /// Runs on the loop; must return promptly (use `.deferred` or `.stream` for anything slow).
-    public var handler: (ConsoleRequest) -> ConsoleReply
+    var handler: (ConsoleRequest) -> ConsoleReply
     /// The table's built-in `help`, which the table that runs it answers and completes from its own commands
     /// instead of calling `handler`: a handler capturing the table would form a cycle nothing breaks.
     var isTableHelp = false
 
-    public init(_ name: String, summary: String, usage: String? = nil, help: String = "",
+    init(_ name: String, summary: String, usage: String? = nil, help: String = "",
                 arguments: ClosedRange<Int> = 0...0, flags: [String] = [], options: [String] = [],
                 completion: ArgumentCompletion = .none, consent: ConsentRequirement = .never,
                 handler: @escaping (ConsoleRequest) -> ConsoleReply) {

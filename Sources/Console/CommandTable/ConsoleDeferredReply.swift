@@ -3,21 +3,21 @@
 /// The handler returns `.deferred(reply)` at once and calls `resolve` when it knows the answer. The
 /// channel waits without blocking the loop; if it goes away first (client disconnected, Ctrl-C) the
 /// reply is cancelled and `onCancel` runs, and a later `resolve` is ignored.
-public final class ConsoleDeferredReply {
-    public private(set) var isCancelled = false
-    public private(set) var isResolved = false
+package final class ConsoleDeferredReply {
+    private(set) var isCancelled = false
+    private(set) var isResolved = false
     private var resolved: ConsoleReply?
     private var receiver: ((ConsoleReply) -> Void)?
     private var onCancel: (() -> Void)?
     /// Set by the command table, so that `.usage` from a late answer names the right command.
     var usageLine: (String?) -> String = { detail in "usage: " + (detail ?? "wrong arguments") }
 
-    public init(onCancel: @escaping () -> Void = {}) {
+    init(onCancel: @escaping () -> Void = {}) {
         self.onCancel = onCancel
     }
 
     /// Delivers the answer; only the first call counts.
-    public func resolve(_ reply: ConsoleReply) {
+    func resolve(_ reply: ConsoleReply) {
         guard !isResolved, !isCancelled else { return }
         isResolved = true
         onCancel = nil

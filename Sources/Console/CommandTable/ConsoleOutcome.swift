@@ -1,7 +1,7 @@
 import ENCore
 
 /// What the command table made of one line, for the channel to act on.
-public enum ConsoleOutcome {
+package enum ConsoleOutcome {
     /// A blank line or a `#` comment: nothing to answer.
     case nothing
     /// An answer; `json` says whether the line asked for JSON, which also shapes error answers.
@@ -12,17 +12,17 @@ public enum ConsoleOutcome {
 }
 
 /// The pending question for a consent command on a terminal (see `ConsentRule`).
-public struct ConsentQuestion {
-    public let command: String
+package struct ConsentQuestion {
+    package let command: String
     let json: Bool
     let proceed: () -> ConsoleOutcome
 
     /// The prompt under which the answer is typed.
-    public var prompt: String { ConsentRule.question(for: command) }
+    var prompt: String { ConsentRule.question(for: command) }
 
     /// Runs the command if `line` is exactly `yes` (surrounding spaces aside), otherwise does nothing and
     /// says so.
-    public func answer(_ line: String) -> ConsoleOutcome {
+    package func answer(_ line: String) -> ConsoleOutcome {
         if line.trimmingSpaces == "yes" { return proceed() }
         return .reply(.error("\(command): not confirmed, nothing done"), json: json)
     }

@@ -1,5 +1,5 @@
 /// What a command handler answers.
-public enum ConsoleReply {
+package enum ConsoleReply {
     /// Success, as text for a person (may span lines; empty prints nothing).
     case text(String)
     /// Success, as one JSON document, already serialised (for `--json`).

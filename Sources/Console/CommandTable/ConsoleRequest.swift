@@ -2,22 +2,22 @@
 ///
 /// The command table has already matched the name, checked the number of arguments and every option
 /// against the command's declaration, and settled consent, so a handler only interprets values.
-public struct ConsoleRequest: Hashable, Sendable {
+struct ConsoleRequest: Hashable, Sendable {
     /// The command's name as registered, e.g. `config set`.
-    public var command: String
+    package var command: String
     /// Positional arguments, in order, after the name.
-    public var arguments: [String]
+    package var arguments: [String]
     /// The command's own flags that were given, e.g. `--reveal`.
-    public var flags: Set<String>
+    var flags: Set<String>
     /// The command's own options that were given, with their values, e.g. `--limit` → `20`.
-    public var options: [String: String]
+    package var options: [String: String]
     /// `--json`: answer with one JSON document (or JSON lines for a stream).
-    public var json: Bool
+    package var json: Bool
     /// `--yes` was given. Consent has already been settled by the table; this is for information only.
-    public var yes: Bool
-    public var channel: ConsoleChannel
+    package var yes: Bool
+    package var channel: ConsoleChannel
 
-    public init(command: String, arguments: [String] = [], flags: Set<String> = [], options: [String: String] = [:],
+    init(command: String, arguments: [String] = [], flags: Set<String> = [], options: [String: String] = [:],
                 json: Bool = false, yes: Bool = false, channel: ConsoleChannel) {
         self.command = command
         self.arguments = arguments
@@ -28,7 +28,7 @@ public struct ConsoleRequest: Hashable, Sendable {
         self.channel = channel
     }
 
-    public func has(_ flag: String) -> Bool { flags.contains(flag) }
+    package func has(_ flag: String) -> Bool { flags.contains(flag) }
 
-    public func option(_ name: String) -> String? { options[name] }
+    package func option(_ name: String) -> String? { options[name] }
 }

@@ -3,8 +3,8 @@
 /// Either side may end it: the channel when its client disconnects or the person presses Ctrl-C, the
 /// producer when it has nothing more to say. Ending tells the other side once; lines sent after the
 /// end are dropped, so a producer never needs to know whether anyone is still listening.
-public final class ConsoleStream {
-    public private(set) var isEnded = false
+package final class ConsoleStream {
+    private(set) var isEnded = false
     private var onStop: (() -> Void)?
     private var sink: ((String) -> Void)?
     private var onChannelEnd: (() -> Void)?
@@ -13,12 +13,12 @@ public final class ConsoleStream {
     private static let earlyLimit = 64
 
     /// - Parameter onStop: called once when the stream ends, whoever ended it: unregister the observer here.
-    public init(onStop: @escaping () -> Void = {}) {
+    init(onStop: @escaping () -> Void = {}) {
         self.onStop = onStop
     }
 
     /// Sends one line (without a newline). The channel may drop it under backpressure.
-    public func send(_ line: String) {
+    func send(_ line: String) {
         guard !isEnded else { return }
         if let sink {
             sink(line)
@@ -28,7 +28,7 @@ public final class ConsoleStream {
     }
 
     /// Ends the stream; idempotent.
-    public func end() {
+    package func end() {
         guard !isEnded else { return }
         isEnded = true
         let stop = onStop, channelEnd = onChannelEnd

@@ -1,4 +1,5 @@
 import Agent
+import AgentBase
 import ENCore
 import HCI
 

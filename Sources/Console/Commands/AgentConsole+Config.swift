@@ -1,4 +1,5 @@
 import Agent
+import AgentBase
 import ENCore
 /// `config list|get|set`: the configuration table, validated and persisted.
 extension AgentConsole {

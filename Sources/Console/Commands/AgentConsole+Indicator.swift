@@ -1,5 +1,6 @@
 import Agent
 import ENCore
+import Indicators
 
 /// `indicator`, `indicator test`, `indicator ack`, `find`: the LED, buzzer and button.
 extension AgentConsole {

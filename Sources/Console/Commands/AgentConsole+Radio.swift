@@ -124,7 +124,7 @@ extension AgentConsole {
     /// A received beacon's TX power is inside its encrypted metadata, readable only once its key is
     /// published, so the live view assumes a typical phone's 0 dBm; thresholds follow the v1 buckets. The
     /// badge's `radio.rssi_correction` is added to the RSSI first, as matching adds it.
-    public static func proximity(rssi: Int8?, rssiCorrection: Int = 0) -> String {
+    static func proximity(rssi: Int8?, rssiCorrection: Int = 0) -> String {
         guard let rssi else { return "unknown" }
         let attenuation = 0 - (Int(rssi) + rssiCorrection)
         switch attenuation {

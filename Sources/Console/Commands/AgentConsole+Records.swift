@@ -1,4 +1,5 @@
 import Agent
+import AgentBase
 import ENCore
 import SystemIO
 
@@ -149,7 +150,7 @@ extension AgentConsole {
     }
 
     /// `90s`, `30m`, `2h`, `3d` (or plain seconds) in seconds; nil for anything else.
-    public static func durationSeconds(_ text: String) -> Int64? {
+    static func durationSeconds(_ text: String) -> Int64? {
         let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
         if let unit = text.last, let factor = units[unit], let n = Int64(text.dropLast()), n >= 0, n <= 365 * 86_400 {
             return n * factor

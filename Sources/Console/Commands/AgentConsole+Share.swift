@@ -1,5 +1,6 @@
 import Agent
 import ENCore
+import KeyShare
 
 /// `keys share CODE`, `keys share status`, `keys share cancel`: sharing a positive wearer's keys through the
 /// health authority. Sharing and cancelling need consent, as `keys export` does; the status shows whether a

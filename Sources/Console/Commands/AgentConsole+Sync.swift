@@ -1,5 +1,6 @@
 import Agent
 import ENCore
+import KeyDownload
 
 /// `sync`, `sync now`: key download state, and a download on demand that answers when it is done.
 extension AgentConsole {

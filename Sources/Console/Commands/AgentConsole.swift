@@ -10,8 +10,8 @@ import SystemIO
 ///
 /// Every command answers `--json` with one JSON document (`live`: JSON lines); a command whose answer is
 /// only a confirmation still says in JSON what the state now is, so a script need not parse prose.
-public enum AgentConsole {
-    public static func commandTable(for control: AgentControl) -> CommandTable {
+package enum AgentConsole {
+    package static func commandTable(for control: AgentControl) -> CommandTable {
         let table = CommandTable()
         table.register(ConsoleCommand("status", summary: "what a member of staff needs to know, in one screen") { request in
             status(control, json: request.json)

@@ -9,19 +9,19 @@
 /// on an empty line); Left/Right, Ctrl-B/Ctrl-F; Home/End, Ctrl-A/Ctrl-E; Alt-B/Alt-F and Ctrl-Left/Right
 /// by word; Ctrl-U deletes to the start, Ctrl-K to the end, Ctrl-W the word before the cursor;
 /// Up/Down and Ctrl-P/Ctrl-N walk the history; Tab completes; Ctrl-L redraws; Ctrl-C cancels the line.
-public struct LineEditor {
-    public struct Settings: Hashable, Sendable {
+struct LineEditor {
+    package struct Settings: Hashable, Sendable {
         /// The longest line accepted, in UTF-8 bytes. A longer one is refused and discarded up to its
         /// end, so no input can make the editor hold more than this.
-        public var maxLineBytes = 4096
-        public var historyLimit = 200
+        var maxLineBytes = 4096
+        var historyLimit = 200
         /// The longest escape sequence decoded; longer ones are skipped.
-        public var escapeSequenceLimit = 32
+        var escapeSequenceLimit = 32
 
-        public init() {}
+        package init() {}
     }
 
-    public enum Event: Hashable, Sendable {
+    package enum Event: Hashable, Sendable {
         /// Enter: the line as typed (already recorded in the history when `recordsHistory`).
         case line(String)
         /// Ctrl-C: the line was dropped and `^C` printed.
@@ -40,14 +40,14 @@ public struct LineEditor {
         case discarding
     }
 
-    public let settings: Settings
+    package let settings: Settings
     /// Shown before the line; takes effect at the next redraw.
-    public var prompt: String { didSet { dirty = true } }
+    var prompt: String { didSet { dirty = true } }
     /// Terminal columns; the line scrolls sideways within them.
-    public var width = 80 { didSet { dirty = true } }
+    var width = 80 { didSet { dirty = true } }
     /// Whether entered lines go into the history (not while answering a consent question).
-    public var recordsHistory = true
-    public private(set) var history: ConsoleHistory
+    var recordsHistory = true
+    package private(set) var history: ConsoleHistory
 
     private let complete: (String) -> CompletionCandidates
     private var decoder: TerminalKeyDecoder
@@ -61,7 +61,7 @@ public struct LineEditor {
     private var draft = ""
 
     /// - Parameter complete: candidates for the word before the cursor, given the line up to the cursor.
-    public init(prompt: String, settings: Settings = Settings(), history: [String] = [],
+    init(prompt: String, settings: Settings = Settings(), history: [String] = [],
                 complete: @escaping (String) -> CompletionCandidates = { _ in .none }) {
         self.prompt = prompt
         self.settings = settings
@@ -71,15 +71,15 @@ public struct LineEditor {
     }
 
     /// The line being edited.
-    public var text: String { buffer.text }
+    package var text: String { buffer.text }
     /// The cursor, in characters from the start of the line.
-    public var cursorOffset: Int { buffer.cursor }
-    public var isEditing: Bool { mode == .editing }
+    var cursorOffset: Int { buffer.cursor }
+    var isEditing: Bool { mode == .editing }
     /// An escape sequence or character is half-received: call `escapeTimedOut()` if nothing follows soon.
-    public var hasPendingEscape: Bool { decoder.hasPendingInput }
+    var hasPendingEscape: Bool { decoder.hasPendingInput }
 
     /// Shows the prompt and an empty line, ready for keys.
-    public mutating func beginLine() {
+    mutating func beginLine() {
         buffer = LineBuffer()
         historyIndex = nil
         draft = ""
@@ -89,13 +89,13 @@ public struct LineEditor {
     }
 
     /// Takes one input byte; returns an event when it completes one.
-    public mutating func feed(_ byte: UInt8) -> Event? {
+    mutating func feed(_ byte: UInt8) -> Event? {
         guard let key = decoder.decode(byte) else { return nil }
         return handle(key)
     }
 
     /// Takes several bytes; for tests and for owners that do not change anything between events.
-    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Event] {
+    mutating func feed(_ bytes: some Sequence<UInt8>) -> [Event] {
         var events: [Event] = []
         for byte in bytes {
             if let event = feed(byte) { events.append(event) }
@@ -104,13 +104,13 @@ public struct LineEditor {
     }
 
     /// Abandons a half-received escape sequence (a lone ESC press, or noise).
-    public mutating func escapeTimedOut() {
+    mutating func escapeTimedOut() {
         decoder.timeout()
     }
 
     /// Prints `text` (lines, without a final newline) above the line being edited, then redraws it:
     /// for `live` output and notices arriving while someone types.
-    public mutating func printAbove(_ text: String) {
+    mutating func printAbove(_ text: String) {
         if mode == .editing {
             output += Array("\r\u{1B}[K".utf8)
             dirty = true
@@ -120,7 +120,7 @@ public struct LineEditor {
     }
 
     /// Everything to write to the terminal since the last call, the line redrawn if it changed.
-    public mutating func takeOutput() -> [UInt8] {
+    mutating func takeOutput() -> [UInt8] {
         renderIfNeeded()
         let bytes = output
         output = []

@@ -1,4 +1,4 @@
-// The config file (Sources/Agent/Configuration): read at every start from a file people edit on any system,
+// The config file (Sources/AgentBase/Configuration): read at every start from a file people edit on any system,
 // and written back by `config set`. The input is the file's text. Checked:
 // - every line that parses, written back as `KeyValueLine.text` does, parses to the same key, value and
 //   comment (the spaces before the comment aside);
@@ -11,6 +11,7 @@
 // - board profiles (same syntax) and their console and transport settings parse without trapping, and a
 //   parsed console or transport setting reads back from its description.
 @testable import Agent
+@testable import AgentBase
 import Glibc
 import ENCore
 import HCI

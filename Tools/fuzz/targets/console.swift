@@ -14,7 +14,7 @@
 // - the line editor never holds or hands over a line longer than its limit or with a control character in
 //   it, keeps its history bounded, and writes a bounded amount for each read.
 @testable import Console
-import Agent
+@testable import Agent
 import ENCore
 import EventLoop
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-// Key sync's listings (Sources/Agent/KeyDownload/KeyServerListing.swift): a key server's index.txt and a
+// Key sync's listings (Sources/KeyDownload/KeyServerListing.swift): a key server's index.txt and a
 // Corona-Warn-App day list are read before anything about the server can be trusted. The input is the
 // listing's body, read with the default limits and with small ones (so that a few KiB reach every limit),
 // without a cursor, with the cursor on a listed line and with one on a line no longer listed. Checked
@@ -12,8 +12,8 @@
 //   again in the same index, so the next sync does not start over;
 // - a day list yields sorted real days (YYYY-MM-DD, nothing else reaches a URL), reads back the same from
 //   its own JSON, and a cursor of processed days survives its file.
-@testable import Agent
 import ENCore
+@testable import KeyDownload
 
 func fuzzSetUp() {}
 

@@ -1,7 +1,0 @@
-/// The answer to a request for a run now.
-public enum SyncRequest: Equatable, Sendable {
-    case started
-    case alreadyRunning
-    case notConfigured
-    case clockNotTrusted
-}
