@@ -177,7 +177,9 @@ class Machine:
     """One boot of qemu-system-aarch64 -M raspi3b; the mini-UART's shell once the guest is up."""
 
     def __init__(self, kernel: str, dtb: str, bluetooth_port: int, work: str, log_path: str, timeout: float,
-                 initrd: str | None = None, sd_image: str | None = None, append: str = "") -> None:
+                 initrd: str | None = None, sd_image: str | None = None, append: str = "", shell: bool = True) -> None:
+        """`shell`: the initramfs's busybox shell answers on the mini-UART (else the caller connects to
+        `mini_uart` itself: the image's agent REPL)."""
         self.mini_uart = os.path.join(work, "mini-uart.sock")
         if os.path.exists(self.mini_uart):
             os.unlink(self.mini_uart)
@@ -185,7 +187,6 @@ class Machine:
             "nice", "-n", "10", "qemu-system-aarch64", "-M", "raspi3b", "-m", "1G", "-accel", "tcg",
             "-display", "none", "-no-reboot", "-monitor", "none",
             "-kernel", kernel, "-dtb", dtb,
-            "-append", f"console=ttyS1,115200 panic=-1 loglevel=6 {append}".strip(),
             # The PL011, ttyAMA0: the Bluetooth chip's UART, the BCM43430 stand-in at the other end.
             "-serial", f"tcp:127.0.0.1:{bluetooth_port}",
             # The mini-UART, ttyS1: the GPIO header's serial port. QEMU waits for the host to connect, so that
@@ -194,7 +195,8 @@ class Machine:
             "-serial", "chardev:mini",
         ]
         if initrd is not None:
-            command += ["-initrd", initrd]
+            # A kernel and initramfs given directly; U-Boot (an image's) takes its command line from boot.scr.
+            command += ["-initrd", initrd, "-append", f"console=ttyS1,115200 panic=-1 loglevel=6 {append}".strip()]
         if sd_image is not None:
             command += ["-drive", f"if=sd,format=raw,file={sd_image}"]
         self.log = open(log_path, "w")
@@ -207,7 +209,8 @@ class Machine:
                    "QEMU's mini-UART socket")
         if self.process.poll() is not None:
             raise CaseFailure(f"qemu-system-aarch64 exited {self.process.returncode}: {guest_cases.tail(log_path)}")
-        self.shell = arm64_vm.GuestShell(self.mini_uart)
+        if shell:
+            self.shell = arm64_vm.GuestShell(self.mini_uart)
 
     def wait_ready(self, timeout: float) -> str:
         """Logs the console until the initramfs says `@@guest-ready`; returns the rest of that line."""
