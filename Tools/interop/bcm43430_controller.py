@@ -86,7 +86,11 @@ class Bcm43430Controller(Controller):
             return super().on_hci_command_packet(command)
         name, parameters = known
         self.vendor_commands_received.append(command.op_code)
-        print(f"bcm43430: 0x{command.op_code:04x} {name}", file=sys.stderr, flush=True)
+        detail = ""
+        if command.op_code == 0xFC18 and len(command.parameters) == 6:
+            # Two zero bytes, then the rate, little-endian: what the host switches its own UART to next.
+            detail = f" {int.from_bytes(command.parameters[2:6], 'little')} baud"
+        print(f"bcm43430: 0x{command.op_code:04x} {name}{detail}", file=sys.stderr, flush=True)
         if command.op_code == 0xFC01 and len(command.parameters) == 6:
             self.public_address = hci.Address(bytes(command.parameters), hci.Address.PUBLIC_DEVICE_ADDRESS)
         # Command Complete (0x0E): Num_HCI_Command_Packets, the opcode, then its return parameters.

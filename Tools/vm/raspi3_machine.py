@@ -38,13 +38,21 @@ MODULES = ["hci_uart", "btbcm", "bcm2835", "sdhci_iproc", "ext4", "vfat", "nls_c
 GUEST_WORK = arm64_vm.GUEST_WORK
 
 
-def test_dtb(runner, kernel_root: str, release: str, work: str) -> str:
-    """The kernel package's bcm2837-rpi-3-b.dtb without the bluetooth node's `shutdown-gpios`.
+# The SoC GPIO line the test DTB powers the Bluetooth chip with: 28, which has no name in the Pi 3 B's DTB (wired to
+# nothing on that board) and which QEMU's bcm2835_gpio models.
+SOC_GPIO_NODE = "/soc/gpio@7e200000"
+BLUETOOTH_POWER_LINE = 28
 
-    That property names a line of the GPIO expander behind the VideoCore firmware's mailbox
-    (raspberrypi,firmware-gpio), which QEMU does not model: the line cannot be had, and hci_uart's
-    Broadcom driver fails its probe (-5) before sending one byte. On a Pi the line powers the chip on; the
-    stand-in is always on, so nothing else changes. Deleted with fdtput (device-tree-compiler)."""
+
+def test_dtb(runner, kernel_root: str, release: str, work: str) -> str:
+    """The kernel package's bcm2837-rpi-3-b.dtb with the bluetooth node's `shutdown-gpios` on a SoC GPIO line.
+
+    On a Pi 3 that property names line 0 (BT_ON) of the GPIO expander behind the VideoCore firmware's mailbox
+    (raspberrypi,firmware-gpio), which QEMU does not model: the line cannot be had, and hci_uart's Broadcom
+    driver fails its probe (-5) before sending one byte. Deleting the property lets it probe, but then the
+    driver has "No reset resource, using default baud rate" and skips the switch to the node's max-speed
+    (0xFC18), which a Pi does. On a line of the SoC's own GPIO controller, which QEMU models, the driver powers
+    the chip on and off and changes the baud rate exactly as on a Pi. Changed with fdtput (device-tree-compiler)."""
     source = os.path.join(kernel_root, "usr", "lib", f"linux-image-{release}", "broadcom", DTB_NAME)
     if not os.path.exists(source):
         raise runner.Skip(f"no {DTB_NAME} in the kernel package")
@@ -52,10 +60,27 @@ def test_dtb(runner, kernel_root: str, release: str, work: str) -> str:
         raise runner.Skip("missing fdtput (device-tree-compiler)")
     path = os.path.join(work, "bcm2837-rpi-3-b-test.dtb")
     shutil.copy(source, path)
-    deleted = runner.run(["fdtput", "-d", path, BLUETOOTH_NODE, "shutdown-gpios"])
-    if deleted.returncode != 0:
-        raise runner.Skip(f"fdtput -d {BLUETOOTH_NODE} shutdown-gpios: {deleted.stderr.strip()}")
+    phandle = runner.run(["fdtget", "-t", "u", path, SOC_GPIO_NODE, "phandle"])
+    if phandle.returncode != 0:
+        raise runner.Skip(f"fdtget {SOC_GPIO_NODE} phandle: {phandle.stderr.strip()}")
+    changed = runner.run(["fdtput", "-t", "u", path, BLUETOOTH_NODE, "shutdown-gpios", phandle.stdout.strip(),
+                          str(BLUETOOTH_POWER_LINE), "0"])
+    if changed.returncode != 0:
+        raise runner.Skip(f"fdtput {BLUETOOTH_NODE} shutdown-gpios: {changed.stderr.strip()}")
     return path
+
+
+def synthetic_patch() -> bytes:
+    """A brcm/BCM43430A1.hcd for the initramfs, so that the driver takes the path a Pi with Debian's Broadcom
+    Bluetooth firmware takes: Download Minidriver, the file's commands, Launch RAM, the set-up again, the baud
+    rate. The .hcd format is HCI commands back to back (opcode, length, parameters, no packet type); this one
+    writes 16 bytes twice (0xFC4C Write RAM: address, data) and launches (0xFC4E Launch RAM: 0xFFFFFFFF). Its
+    content means nothing to the stand-in, which only answers; the real file is Broadcom's, not ours to ship."""
+    def command(opcode: int, parameters: bytes) -> bytes:
+        return opcode.to_bytes(2, "little") + bytes([len(parameters)]) + parameters
+    return (command(0xFC4C, (0x00085D00).to_bytes(4, "little") + bytes(range(16)))
+            + command(0xFC4C, (0x00085D10).to_bytes(4, "little") + bytes(range(16, 32)))
+            + command(0xFC4E, (0xFFFFFFFF).to_bytes(4, "little")))
 
 
 INIT = """#!/bin/busybox sh
@@ -80,10 +105,13 @@ poweroff -f
 
 
 def build_initramfs(runner, path: str, kernel_root: str, release: str, busybox: str, enbeacon: str | None) -> None:
-    """busybox, the modules and (when given) the agent with its loader and libraries under /board and /lib."""
+    """busybox, the modules, a patch file for the Bluetooth chip (synthetic_patch) and (when given) the agent
+    with its loader and libraries under /board and /lib."""
     archive = runner.Cpio()
-    for directory in ["bin", "dev", "proc", "sys", "tmp", "lib", "modules", "board", GUEST_WORK.strip("/")]:
+    for directory in ["bin", "dev", "proc", "sys", "tmp", "lib", "lib/firmware", "lib/firmware/brcm", "modules",
+                      "board", GUEST_WORK.strip("/")]:
         archive.directory(directory)
+    archive.file("lib/firmware/brcm/BCM43430A1.hcd", synthetic_patch(), 0o644)
     archive.character_device("dev/console", 5, 1)
     with open(busybox, "rb") as f:
         archive.file("bin/busybox", f.read())
