@@ -73,11 +73,20 @@ class Repl:
     def __init__(self, path: str) -> None:
         self.terminal = serial_typist.Terminal(path)
 
-    def wait_for(self, text: bytes, timeout: float) -> None:
-        try:
-            self.terminal.read_until(text, timeout)
-        except TimeoutError as error:
-            raise CaseFailure(f"the mini-UART: {str(error)[-300:]}")
+    def wait_for(self, text: bytes, timeout: float, failure: bytes | None = None) -> None:
+        """Reads the line until `text`; fails at once where `failure` comes first (U-Boot's own prompt: its
+        script did not boot anything)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.terminal.read_until(text, 2)
+                return
+            except TimeoutError as error:
+                if failure is not None and failure in self.terminal.received:
+                    tail = self.terminal.visible(self.terminal.transcript[-600:])
+                    raise CaseFailure(f"the mini-UART showed {failure!r} before {text!r}: {tail!r}")
+                if time.monotonic() > deadline:
+                    raise CaseFailure(f"the mini-UART: {str(error)[-300:]}")
 
     def wait_prompt(self, timeout: float) -> float:
         """Presses Enter every few seconds until the agent's prompt answers; returns when it did. Only call
@@ -99,8 +108,15 @@ class Repl:
         except TimeoutError as error:
             raise CaseFailure(f"REPL {line!r}: {str(error)[-300:]}")
 
-    def json(self, line: str) -> dict:
-        answer = self.command(line + " --json")
+    def json(self, line: str, confirm: bool = False) -> dict:
+        """The JSON answer to `line --json`; `confirm` answers the console's consent question (revealing keys
+        asks a person at the console to type yes)."""
+        if confirm:
+            self.terminal.type(line.encode() + b" --json\r")
+            self.wait_for(b"type yes to confirm: ", 30)
+            answer = self.command("yes")
+        else:
+            answer = self.command(line + " --json")
         start = answer.find("{")
         try:
             return json.loads(answer[start:])
@@ -133,7 +149,7 @@ def on_air(repl: Repl, peer, enbeacon: str, work: str, since: float) -> str:
     reports = wait_until(lambda: len(peer.reports(since)) >= 5 and peer.reports(since), 120,
                          "5 GAEN adverts at the peer")
     heard = {guest_cases.gaen_fields(r["data"]) for r in reports}
-    keys = repl.json("keys --reveal")["keys"]
+    keys = repl.json("keys --reveal", confirm=True)["keys"]
     if not keys or "key" not in keys[-1]:
         raise CaseFailure(f"expected a revealed TEK, got {keys}")
     tx_power = repl.json("hci info").get("advertisingTxPower") or 0
