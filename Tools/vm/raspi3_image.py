@@ -10,7 +10,6 @@ boots its kernel with the DTB U-Boot was given — on a Pi the GPU firmware's, h
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
