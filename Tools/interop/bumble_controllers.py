@@ -55,7 +55,8 @@ def transmit_all_undirected_legacy_advertising() -> None:
     LegacyAdvertiser.send_advertising_data = _send_undirected_legacy_advertising_data
 
 
-async def serve(count: int, seconds: float) -> None:
+async def serve(count: int, seconds: float, first_class: type[Controller] = Controller) -> None:
+    """Runs `count` linked controllers; the first is a `first_class` (bcm43430_controller.py's stand-in)."""
     link = LocalLink()
     transports = []
     controllers = []
@@ -68,7 +69,7 @@ async def serve(count: int, seconds: float) -> None:
         transport = await open_tcp_server_transport_with_socket(sock)
         transports.append(transport)
         controllers.append(
-            Controller(
+            (first_class if index == 0 else Controller)(
                 f"C{index}",
                 host_source=transport.source,
                 host_sink=transport.sink,
