@@ -22,7 +22,7 @@ package struct SoftwareIdentity: Equatable, Sendable, CustomStringConvertible {
     /// image newer than the agent must not stop it.
     package init(version: String, bootFacts text: String) {
         self.init(version: version)
-        for line in text.split(whereSeparator: \.isNewline) {
+        for line in text.split(whereSeparator: { $0.isNewline }) {
             guard let entry = (try? KeyValueLine(parsing: String(line))) ?? nil, !entry.value.isEmpty else { continue }
             switch entry.key {
             case "image": image = entry.value
