@@ -102,8 +102,14 @@ class Repl:
                     raise CaseFailure(f"no `enbeacon> ` prompt on the mini-UART within {timeout:.0f} s: {tail!r}")
 
     def command(self, line: str, timeout: float = 30) -> str:
+        # The answer is read from after this line's own echo: a prompt still on its way from an Enter pressed
+        # while waiting for the first one (wait_prompt) would otherwise end an empty answer (seen in CI).
         try:
-            return self.terminal.answer(line.encode() + b"\r", timeout)
+            self.terminal.type(line.encode() + b"\r")
+            self.terminal.read_until(line.encode(), timeout)
+            self.terminal.read_until(b"\r\n", timeout)
+            answer = self.terminal.read_until(serial_typist.PROMPT, timeout)
+            return self.terminal.visible(answer[:-len(serial_typist.PROMPT)])
         except TimeoutError as error:
             raise CaseFailure(f"REPL {line!r}: {str(error)[-300:]}")
 
