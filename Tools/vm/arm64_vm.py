@@ -27,6 +27,7 @@ import socket
 import subprocess
 import threading
 import time
+from typing import Callable
 
 import guest_cases
 import serial_typist
@@ -288,27 +289,30 @@ class GuestShell:
 
 class GuestProcess:
     """A process in the guest with subprocess.Popen's poll/wait/send_signal/kill: its pid and exit status are
-    written to the work folder, which the host reads directly."""
+    written to files of the guest's work folder, read back with `read` (a guest path to its text, "" while it
+    is absent): here the host reads the shared folder directly; a guest sharing no folder reads through its
+    shell (raspi3)."""
 
     counter = 0
 
-    def __init__(self, guest: "Arm64Guest", command: list[str], stderr_name: str) -> None:
+    def __init__(self, shell: "GuestShell", command: list[str], stderr_name: str,
+                 read: Callable[[str], str], step: float = 0.05) -> None:
         GuestProcess.counter += 1
-        self.guest = guest
-        name = f"process-{GuestProcess.counter:02d}"
-        self.pid_path = os.path.join(guest.work, f"{name}.pid")
-        self.status_path = os.path.join(guest.work, f"{name}.status")
-        pid, status = f"{GUEST_WORK}/{name}.pid", f"{GUEST_WORK}/{name}.status"
-        inner = f"echo $$ > {pid}; exec {' '.join(shlex.quote(word) for word in command)}"
+        self.shell = shell
+        self.read = read
+        self.step = step
+        name = f"{GUEST_WORK}/process-{GuestProcess.counter:02d}"
+        self.status_path = f"{name}.status"
+        inner = f"echo $$ > {name}.pid; exec {' '.join(shlex.quote(word) for word in command)}"
         # The status goes in under its final name only once written: the host never reads half of it.
-        guest.shell.check(f"( sh -c {shlex.quote(inner)} >/dev/null 2>{GUEST_WORK}/{stderr_name}; "
-                          f"echo $? > {status}.new; mv {status}.new {status} ) >/dev/null 2>&1 &")
-        self.pid = int(wait_until(lambda: read_text(self.pid_path).strip(), 30, f"{command[0]} to start"))
+        shell.check(f"( sh -c {shlex.quote(inner)} >/dev/null 2>{GUEST_WORK}/{stderr_name}; "
+                    f"echo $? > {self.status_path}.new; mv {self.status_path}.new {self.status_path} ) >/dev/null 2>&1 &")
+        self.pid = int(wait_until(lambda: read(f"{name}.pid").strip(), 30, f"{command[0]} to start", step=step))
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
         if self.returncode is None:
-            text = read_text(self.status_path).strip()
+            text = self.read(self.status_path).strip()
             if text:
                 status = int(text)
                 # The shell says 128+N for a process ended by signal N; Popen says -N.
@@ -320,12 +324,12 @@ class GuestProcess:
         while self.poll() is None:
             if time.monotonic() > deadline:
                 raise subprocess.TimeoutExpired(f"guest pid {self.pid}", timeout)
-            time.sleep(0.05)
+            time.sleep(self.step)
         return self.returncode
 
     def send_signal(self, number: int) -> None:
         if self.poll() is None:
-            self.guest.shell.run(f"kill -{int(number)} {self.pid}")
+            self.shell.run(f"kill -{int(number)} {self.pid}")
 
     def kill(self) -> None:
         self.send_signal(signal.SIGKILL)
@@ -353,7 +357,7 @@ class GuestAgent(guest_cases.AgentProcess):
         if user is not None:
             # Another user, without any capability: what a badge started by hand as a normal user has.
             command = ["/bin/vm_tools", "drop-to", str(user)] + command
-        self.process = GuestProcess(guest, command, log_name)
+        self.process = GuestProcess(guest.shell, command, log_name, guest.read_work)
 
 
 class Arm64Guest(guest_cases.Guest):
@@ -368,6 +372,10 @@ class Arm64Guest(guest_cases.Guest):
         self.processes = []
         self.counter = 0
         self.shared_rig = None
+
+    def read_work(self, guest_path: str) -> str:
+        """A file of the guest's work folder, read on the host through the shared folder; "" while absent."""
+        return read_text(os.path.join(self.work, os.path.relpath(guest_path, GUEST_WORK)))
 
     def fresh_directory(self, name: str, owner: int | None = None) -> str:
         self.counter += 1
@@ -466,7 +474,8 @@ class UartRig(guest_cases.Rig):
 
     def attach(self) -> int:
         """The guest's kernel takes the UART as hciN (h4_attach prints `hciN` once it is registered)."""
-        self.attach_process = GuestProcess(self.guest, ["/bin/h4_attach", "/dev/hvc0"], "h4_attach.log")
+        self.attach_process = GuestProcess(self.guest.shell, ["/bin/h4_attach", "/dev/hvc0"], "h4_attach.log",
+                                           self.guest.read_work)
         # h4_attach's stdout goes to /dev/null in GuestProcess: ask the guest's kernel which adapter it is.
         def registered():
             if self.attach_process.poll() is not None:

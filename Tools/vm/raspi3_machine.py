@@ -15,9 +15,7 @@ See docs/raspi3-emulation.md for what the emulation proves and what it leaves un
 import gzip
 import json
 import os
-import shlex
 import shutil
-import signal
 import socket
 import subprocess
 import threading
@@ -264,49 +262,6 @@ class Machine:
         return time.monotonic() - self.started
 
 
-class ShellProcess:
-    """A process in the guest with Popen's poll/wait/send_signal/kill, its pid and exit status in files of
-    the guest's work folder, read back through the shell (the raspi3b machine shares no folder)."""
-
-    counter = 0
-
-    def __init__(self, shell: arm64_vm.GuestShell, command: list[str], stderr_path: str) -> None:
-        ShellProcess.counter += 1
-        self.shell = shell
-        name = f"{GUEST_WORK}/process-{ShellProcess.counter:02d}"
-        self.status_path = f"{name}.status"
-        inner = f"echo $$ > {name}.pid; exec {' '.join(shlex.quote(word) for word in command)}"
-        shell.check(f"( sh -c {shlex.quote(inner)} >/dev/null 2>{stderr_path}; "
-                    f"echo $? > {name}.status.new; mv {name}.status.new {name}.status ) >/dev/null 2>&1 &")
-        self.pid = int(wait_until(lambda: shell.run(f"cat {name}.pid")[1].strip(), 30, f"{command[0]} to start",
-                                  step=0.2))
-        self.returncode: int | None = None
-
-    def poll(self) -> int | None:
-        if self.returncode is None:
-            status, text = self.shell.run(f"cat {self.status_path}")
-            if status == 0 and text.strip():
-                code = int(text)
-                # The shell says 128+N for a process ended by signal N; Popen says -N.
-                self.returncode = -(code - 128) if code > 128 else code
-        return self.returncode
-
-    def wait(self, timeout: float | None = None) -> int:
-        deadline = time.monotonic() + (timeout if timeout is not None else 1e9)
-        while self.poll() is None:
-            if time.monotonic() > deadline:
-                raise subprocess.TimeoutExpired(f"guest pid {self.pid}", timeout)
-            time.sleep(0.2)
-        return self.returncode
-
-    def send_signal(self, number: int) -> None:
-        if self.poll() is None:
-            self.shell.run(f"kill -{int(number)} {self.pid}")
-
-    def kill(self) -> None:
-        self.send_signal(signal.SIGKILL)
-
-
 class ShellAgent(guest_cases.AgentProcess):
     """`enbeacon run` in the guest; its log copied to the host's work folder each time it is read."""
 
@@ -317,7 +272,8 @@ class ShellAgent(guest_cases.AgentProcess):
         self.guest_log = f"{GUEST_WORK}/{log_name}"
         self.log_path = os.path.join(guest.work, log_name)
         command = [guest.enbeacon, "run", "--data", self.data, "--log", "debug", "--console", "none"] + extra
-        self.process = ShellProcess(guest.shell, command, self.guest_log)
+        self.process = arm64_vm.GuestProcess(guest.shell, command, os.path.relpath(self.guest_log, GUEST_WORK),
+                                             guest.read_work, step=0.2)
 
     def log(self) -> str:
         text = self.guest.shell.run(f"cat {self.guest_log}")[1]
@@ -338,6 +294,11 @@ class RaspiGuest(arm64_vm.Arm64Guest):
         self.processes = []
         self.counter = 0
         self.peer = peer
+
+    def read_work(self, guest_path: str) -> str:
+        """The raspi3b machine shares no folder: a file of the guest's work folder through its shell."""
+        status, text = self.shell.run(f"cat {guest_path}")
+        return text if status == 0 else ""
 
     def rig(self) -> "BcmRig":
         adapters = wait_until(lambda: self.shell.run("ls /sys/class/bluetooth")[1].split(), 60,
