@@ -12,44 +12,17 @@ Prints one line per check and `N passed, M failed`; exit 1 when one failed. Ever
 usage: prometheus_check.py --enbeacon PATH
 """
 import argparse
-import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.parse
 import urllib.request
+
+from fleet import free_port, query, wait_for  # beside this file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BOARD = os.path.join(HERE, "..", "..", "Board", "prometheus")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(what, condition, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise TimeoutError(f"{what}: not within {timeout} s")
-
-
-def query(port, expression):
-    url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": expression})
-    with urllib.request.urlopen(url, timeout=5) as answer:
-        document = json.load(answer)
-    if document.get("status") != "success":
-        raise RuntimeError(f"query {expression}: {document}")
-    return document["data"]["result"]
 
 
 def main():
