@@ -146,7 +146,8 @@
 
   function rows(badges, now) {
     const assessed = badges.map((b) => ({ badge: b, problems: assess(b, now), name: b.label || b.instance }));
-    const order = (r) => [RANK[r.problems[0].kind], r.problems[0].since ?? Infinity];
+    // The longest waiting first; no time known means over a day, the longest of all.
+    const order = (r) => [RANK[r.problems[0].kind], r.problems[0].since ?? -Infinity];
     assessed.sort((x, y) => {
       const [rx, sx] = order(x), [ry, sy] = order(y);
       return rx - ry || sx - sy || x.name.localeCompare(y.name, language, { numeric: true });
