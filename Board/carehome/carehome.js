@@ -4,10 +4,11 @@
 "use strict";
 (() => {
   const REFRESH_MS = 15000;
-  // How far back "since when" looks in Prometheus' own records, and at what resolution.
+  // How far back "since when" looks in Prometheus' own records, and at what resolution: a step no longer than
+  // the scrape interval, or a badge seen at one scrape only could fall between two steps and never be seen.
   const HISTORY = "1d";
   const HISTORY_SECONDS = 86400;
-  const STEP = "15s";
+  const STEP = "5s";
   // A badge read through node_exporter's textfile collector is not seen when its file has not changed for this
   // long: node_exporter keeps serving the last file of an agent that stopped.
   const TEXTFILE_STALE_SECONDS = 300;
