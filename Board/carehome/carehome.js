@@ -111,11 +111,14 @@
   // What is wrong with a badge, most urgent first: [{kind, since, detail, action}], or one "onAir".
   function assess(b, now) {
     const within = (t) => t !== null && t !== undefined && now - t <= HISTORY_SECONDS;
-    if (!b.up) return [{ kind: "notSeen", since: b.lastUp, action: words.actions.notSeen }];
+    if (!b.up) return [{ kind: "notSeen", since: b.lastUp ?? null, action: words.actions.notSeen }];
     if (b.textfileWritten !== undefined && now - b.textfileWritten > TEXTFILE_STALE_SECONDS) {
       return [{ kind: "notSeen", since: b.textfileWritten, action: words.actions.notSeen }];
     }
     const m = b.m;
+    // A target that answers without the badge's figures (node_exporter before the agent wrote its file, or a
+    // wrong address): nothing says it is on air. When that began is not known.
+    if (m.broadcasting === undefined) return [{ kind: "notSeen", since: undefined, action: words.actions.notSeen }];
     const problems = [];
     if (m.exposures_unacknowledged > 0) {
       problems.push({ kind: "exposure", since: m.unacknowledged_exposure_timestamp_seconds,
@@ -210,7 +213,7 @@
       if (p.detail) line.appendChild(element("span", p.detail, "detail"));
       return line;
     })));
-    tr.appendChild(cell("since", row.problems.map((p) => (p.kind === "onAir" ? "—" : when(p.since, now)))));
+    tr.appendChild(cell("since", row.problems.map((p) => (p.since === undefined ? "—" : when(p.since, now)))));
     tr.appendChild(cell("action", row.problems.map((p) => p.action)));
 
     const seen = b.up;
