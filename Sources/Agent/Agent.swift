@@ -41,6 +41,8 @@ package final class Agent {
     let loop: any EventLoop
     let log: Logger
     let software: SoftwareIdentity
+    /// When the agent was made, on the loop's monotonic clock: its uptime, whatever the wall clock did since.
+    let startedAt: MonotonicInstant
     let dataDirectory: String
     let clock: Clock
     let driver: ControllerDriver
@@ -97,6 +99,7 @@ package final class Agent {
                 makeTransport: @escaping () -> any HCITransport) throws(AgentError) {
         self.loop = loop
         self.log = log
+        startedAt = loop.now
         self.dataDirectory = dataDirectory
         self.fileSystem = fileSystem
         self.randomness = randomness

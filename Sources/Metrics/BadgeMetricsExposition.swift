@@ -28,6 +28,11 @@ package struct BadgeMetricsExposition: Sendable {
         func number<T: BinaryInteger>(_ value: T?) -> Double? { value.map { Double($0) } }
         p.family("enbeacon_build_info", .gauge, "The running enbeacon: its version, board profile and transport.",
                  [([("version", build.version), ("board", build.board), ("transport", build.transport)], 1)])
+        // The label staff know the badge by, apart from the build's: a dashboard joins it onto any family by
+        // the target's labels. Always present, so a page can tell "no label set" from "not scraped".
+        p.family("enbeacon_badge_info", .gauge, "What staff call this badge (badge.label, e.g. a room number); empty when not set.",
+                 [([("label", m.label)], 1)])
+        p.family("enbeacon_start_time_seconds", .gauge, "Unix time the agent started.", number(m.startedUnixSeconds))
         p.family("enbeacon_exposure_notification_enabled", .gauge, "1 unless staff switched Exposure Notification off (en off).",
                  flag(m.exposureNotificationEnabled))
         p.family("enbeacon_broadcasting", .gauge, "1 while an RPI is on air as the controller confirmed it.", flag(m.broadcasting))
@@ -67,7 +72,7 @@ package struct BadgeMetricsExposition: Sendable {
                   ([("kind", "command_timeout")], Double(m.controllerCommandTimeouts))])
         p.family("enbeacon_controller_silence_seconds", .gauge, "Seconds since the controller last sent an event.",
                  number(m.controllerSilentSeconds))
-        keySync(m.keySync, into: &p)
+        keySync(m.keySync, maximumSyncAge: m.maximumSyncAgeSeconds, into: &p)
         if let state = m.keyShareState {
             p.family("enbeacon_keyshare_state", .gauge, "The key share's state: 1 for the current one.", [([("state", state)], 1)])
         }
@@ -76,16 +81,25 @@ package struct BadgeMetricsExposition: Sendable {
         p.family("enbeacon_exposures", .gauge, "Exposures recorded (the last 14 days); never which.", number(m.exposures))
         p.family("enbeacon_last_exposure_timestamp_seconds", .gauge, "Unix time the most recent exposure was detected.",
                  number(m.lastExposureDetectedUnixSeconds))
+        p.family("enbeacon_exposures_unacknowledged", .gauge,
+                 "Notified exposures whose signal nobody has acknowledged yet (the badge's button, indicator ack).",
+                 number(m.exposuresToAcknowledge))
+        p.family("enbeacon_unacknowledged_exposure_timestamp_seconds", .gauge,
+                 "Unix time the earliest exposure still waiting for acknowledgement was detected; absent when none.",
+                 number(m.firstUnacknowledgedExposureUnixSeconds))
         p.family("enbeacon_event_loop_longest_turn_seconds", .gauge,
                  "The longest one turn of the event loop took since the agent started: how long the console and the radio waited at worst.",
                  m.longestLoopTurn.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 })
         return p.text
     }
 
-    private func keySync(_ status: KeySyncStatus?, into p: inout PrometheusText) {
+    private func keySync(_ status: KeySyncStatus?, maximumSyncAge: Int64, into p: inout PrometheusText) {
         let configured = status.map { $0.phase != .notConfigured } ?? false
         p.family("enbeacon_keysync_configured", .gauge, "1 when a key server is configured.", configured ? 1 : 0)
         guard let status, configured else { return }
+        p.family("enbeacon_keysync_max_age_seconds", .gauge,
+                 "How long the badge may go without a successful key sync before ctl health fails (health.max_sync_age_hours).",
+                 Double(maximumSyncAge))
         let attempt = status.currentRun?.startedAt ?? status.lastRun?.startedAt
         p.family("enbeacon_keysync_last_attempt_timestamp_seconds", .gauge, "Unix time the last key sync started.",
                  attempt.map { Double($0) })

@@ -194,7 +194,8 @@ struct ConsoleTerminalAgentTests {
         let typo = try #require(lines.firstIndex(of: "error: unknown command 'stauts'; did you mean 'status'?"),
                                 "\(lines)")
         let statusBlock = Array(lines[0..<typo])
-        #expect(statusBlock.first?.hasPrefix("clock ") == true && statusBlock.contains { $0.hasPrefix("broadcasting ") },
+        #expect(statusBlock.first?.hasPrefix("badge ") == true && statusBlock.contains { $0.hasPrefix("clock ") }
+                && statusBlock.contains { $0.hasPrefix("broadcasting ") },
                 "\(lines)")
         #expect(!statusBlock.contains { $0.hasPrefix("error") }, "\(lines)")
         try #require(lines.count == 2 * typo + 4, "status, error, error, status, google and the final newline: \(lines)")

@@ -5,8 +5,9 @@ Two agents on the virtual board write metrics.textfile (each watched by a `ctl l
 and serve GET /metrics (metrics.listen); a node_exporter per badge reads the textfile with its textfile
 collector (one target per badge, as on real boards); Prometheus scrapes the two node_exporters (job enbeacon) and
 the two agents themselves (job enbeacon-direct) every 2 s. Checks, through Prometheus' HTTP API: all four
-targets `up`, both badges' `enbeacon_build_info` from both jobs, a counter that grew; `promtool check metrics`
-on both files and both endpoints; `promtool check rules` and `promtool test rules` on Board/prometheus.
+targets `up`, both badges' `enbeacon_build_info` from both jobs, a counter that grew; no TEK, RPI or Bluetooth
+address of either badge (fleet.py collects them) in the files, the endpoints or the stored series;
+`promtool check metrics` on both files and both endpoints; `promtool check rules` and `promtool test rules` on Board/prometheus.
 Prints one line per check and `N passed, M failed`; exit 1 when one failed. Everything listens on 127.0.0.1.
 
 usage: prometheus_check.py --enbeacon PATH
@@ -15,41 +16,15 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.parse
 import urllib.request
+
+from fleet import badge_secrets, free_port, query, secrets_in, wait_for  # beside this file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BOARD = os.path.join(HERE, "..", "..", "Board", "prometheus")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(what, condition, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise TimeoutError(f"{what}: not within {timeout} s")
-
-
-def query(port, expression):
-    url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": expression})
-    with urllib.request.urlopen(url, timeout=5) as answer:
-        document = json.load(answer)
-    if document.get("status") != "success":
-        raise RuntimeError(f"query {expression}: {document}")
-    return document["data"]["result"]
 
 
 def main():
@@ -162,6 +137,22 @@ def main():
             check("enbeacon_gaen_reports_total grew in Prometheus' series", False, str(error))
         on_air = query(prometheus_port, "enbeacon_broadcasting")
         check("both badges on air (enbeacon_broadcasting)", len(on_air) == 4 and all(s["value"][1] == "1" for s in on_air))
+
+        # No TEK, RPI or address in what the fleet reads: both files, both endpoints, and Prometheus' answer with
+        # every series it stored of the badges.
+        secrets = set()
+        for badge, _, _ in exporters:
+            secrets |= badge_secrets(args.enbeacon, os.path.join(work, badge, "data"))
+        texts = [open(path).read() for _, _, path in exporters]
+        for _, port in direct:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
+                texts.append(answer.read().decode())
+        stored = query(prometheus_port, '{__name__=~"enbeacon_.+"}')
+        texts.append(json.dumps(stored))
+        leaked = secrets_in("\n".join(texts), secrets)
+        check("no TEK, RPI or address in the textfiles, the endpoints or Prometheus' series", not leaked and len(stored) > 40,
+              f"{len(secrets)} identifiers searched in {sum(map(len, texts))} bytes, {len(stored)} series"
+              + (f"; found {leaked[:3]}" if leaked else ""))
 
         rules = subprocess.run(["promtool", "check", "rules", os.path.join(BOARD, "alerts.yml")], capture_output=True)
         check("promtool check rules Board/prometheus/alerts.yml", rules.returncode == 0, rules.stdout.decode().strip().replace("\n", " "))

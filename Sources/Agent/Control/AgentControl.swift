@@ -31,7 +31,7 @@ package final class AgentControl {
         func seconds(_ d: Duration) -> Int64 { d.components.seconds }
         let advertiser = agent.advertiser
         return BadgeStatus(
-            clock: clock, exposureNotification: agent.exposureNotificationEnabled, broadcast: broadcastState,
+            label: agent.configuration[.badgeLabel], clock: clock, exposureNotification: agent.exposureNotificationEnabled, broadcast: broadcastState,
             controller: agent.driver.phase,
             controllerProblem: agent.driver.lastProblem.map { ($0.text, seconds(now - $0.at)) },
             rotations: advertiser.rotations,
@@ -52,6 +52,8 @@ package final class AgentControl {
         let now = agent.loop.now
         let unixNow = agent.clock.unixSeconds
         var m = BadgeMetrics()
+        m.label = agent.configuration[.badgeLabel]
+        m.startedUnixSeconds = unixNow - (now - agent.startedAt).components.seconds
         m.exposureNotificationEnabled = agent.exposureNotificationEnabled
         m.broadcasting = agent.radio.isOnAir
         m.scanning = agent.scanner.lastScanStart.map { (now - $0).components.seconds < BadgeMetrics.scanningWindowSeconds } ?? false
@@ -83,14 +85,18 @@ package final class AgentControl {
         m.indicatorState = agent.indicator.state.rawValue
         m.exposures = agent.exposures.exposures.count
         m.lastExposureDetectedUnixSeconds = agent.exposures.exposures.map { $0.detectedAt }.max()
+        let unacknowledged = agent.exposuresToAcknowledge
+        m.exposuresToAcknowledge = unacknowledged.count
+        m.firstUnacknowledgedExposureUnixSeconds = unacknowledged.map { $0.detectedAt }.min()
+        m.maximumSyncAgeSeconds = Int64(agent.configuration.integer(.healthMaxSyncAgeHours)) * 3600
         m.longestLoopTurn = agent.loop.longestTurn
         return m
     }
 
     /// Whether the badge is doing its job (`enbeacon ctl health`): the checks that fail, none when healthy.
     package func health() -> [HealthCheck.Failure] {
-        HealthCheck.failures(of: metrics(), now: agent.clock.unixSeconds,
-                             maximumSyncAge: Int64(agent.configuration.integer(.healthMaxSyncAgeHours)) * 3600)
+        let m = metrics()
+        return HealthCheck.failures(of: m, now: agent.clock.unixSeconds, maximumSyncAge: m.maximumSyncAgeSeconds)
     }
 
     // MARK: Indicator
@@ -280,6 +286,8 @@ package struct ControllerReport: Equatable, Sendable {
 
 /// What a member of staff needs to know, in one screen (`status`).
 package struct BadgeStatus: Sendable {
+    /// What staff call this badge (`badge.label`); empty when not set.
+    package var label: String
     package var clock: ClockReading
     package var exposureNotification: Bool
     package var broadcast: BroadcastState

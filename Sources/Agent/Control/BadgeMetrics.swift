@@ -3,6 +3,10 @@ import KeyDownload
 /// from node_exporter's textfile. Exposures appear only as a count and a time: never a key, an RPI or an
 /// address (nothing here can hold one).
 package struct BadgeMetrics: Equatable, Sendable {
+    /// What staff call this badge (`badge.label`, e.g. `Room 12`); empty when not set.
+    package var label = ""
+    /// Unix time the agent started (now, less the monotonic time it has run), for its uptime.
+    package var startedUnixSeconds: Int64?
     package var exposureNotificationEnabled = false
     /// On air as the controller confirmed it.
     package var broadcasting = false
@@ -36,6 +40,12 @@ package struct BadgeMetrics: Equatable, Sendable {
     package var indicatorState: String = ""
     package var exposures = 0
     package var lastExposureDetectedUnixSeconds: Int64?
+    /// Exposures the risk model notified whose signal nobody has acknowledged (the badge's button, `indicator ack`).
+    package var exposuresToAcknowledge = 0
+    /// Unix time the earliest of them was detected: since when the badge has asked for someone; nil when none.
+    package var firstUnacknowledgedExposureUnixSeconds: Int64?
+    /// `health.max_sync_age_hours` in seconds: how long the badge may go without a key sync before it is stale.
+    package var maximumSyncAgeSeconds: Int64 = 0
     /// The longest turn of the event loop, when the loop measures it.
     package var longestLoopTurn: Duration?
 

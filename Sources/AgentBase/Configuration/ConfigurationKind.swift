@@ -24,6 +24,9 @@ package enum ConfigurationKind: Hashable, Sendable {
     case secret
     /// A dotted IPv4 address and a port (`127.0.0.1:9101`) to listen on; empty means not listening.
     case ipv4Endpoint
+    /// A short name for people to read (`Room 12`): any text of at most `labelMaximumLength` characters
+    /// without control characters, or empty. Bounded because it travels in every scrape and fills a table cell.
+    case label
 
     /// The accepted values, in the words an error message and `config list` use.
     package var range: String {
@@ -37,6 +40,7 @@ package enum ConfigurationKind: Hashable, Sendable {
         case .identifier: "letters, digits, '-', '_' and '.', or empty"
         case .secret: "printable ASCII without spaces, or empty"
         case .ipv4Endpoint: "an IPv4 address and port such as 127.0.0.1:9101, or empty"
+        case .label: "text of at most \(Self.labelMaximumLength) characters without control characters, or empty"
         }
     }
 
@@ -70,6 +74,14 @@ package enum ConfigurationKind: Hashable, Sendable {
             return value.utf8.count <= 1024 && value.utf8.allSatisfy { (0x21...0x7E).contains($0) }
         case .ipv4Endpoint:
             return value.isEmpty || IPv4Endpoint(value) != nil
+        case .label:
+            // C0, DEL and C1 controls: a line break would split the config line, an escape would move a
+            // terminal's cursor when `status` prints it.
+            return value.count <= Self.labelMaximumLength
+                && !value.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
         }
     }
+
+    /// The longest `label`, in characters.
+    package static let labelMaximumLength = 64
 }

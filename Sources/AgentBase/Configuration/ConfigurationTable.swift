@@ -1,6 +1,10 @@
 /// Every key the agent knows, in the order `config list` shows them. Anything else in a config file or a
 /// `--set` is an error: a misspelt key must not be silently ignored on a device nobody watches.
 extension ConfigurationKey {
+    package static let badgeLabel = ConfigurationKey(
+        "badge.label", .label, default: "",
+        "what staff call this badge, e.g. Room 12: shown by status, carried by the metrics (enbeacon_badge_info) "
+            + "to the care home's page; a room number or initials, never a name, since it travels the home's network")
     package static let keyServerStyle = ConfigurationKey(
         "keyserver.style", .choice(["google", "cwa", "folder"]), default: "google",
         "how the key server lists its exports: google (index.txt), cwa (Corona-Warn-App days), folder (file:// folder)")
@@ -123,7 +127,7 @@ extension ConfigurationKey {
 
     /// The table, in display order.
     package static let all: [ConfigurationKey] = [
-        keyServerStyle, keyServerIndexURL, keyServerBaseURL, keyServerCountry, keyServerCAFile, keyServerPublicKey,
+        badgeLabel, keyServerStyle, keyServerIndexURL, keyServerBaseURL, keyServerCountry, keyServerCAFile, keyServerPublicKey,
         keyServerKeyID, keyServerKeyVersion, syncIntervalHours, syncMaxFileBytes, syncMaxIndexBytes, syncMaxIndexLines,
         syncMaxLineBytes, syncMaxFiles, syncMaxRedirects, syncDownloadTimeoutSeconds, syncMinRate, syncMinRateSeconds,
         syncGiveUpAfterRuns,

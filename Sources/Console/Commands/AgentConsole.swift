@@ -44,6 +44,7 @@ package enum AgentConsole {
             clock.bool("trusted", s.clock.isTrusted)
             clock.string("trust", "\(s.clock.trust)")
             var o = JSONObject()
+            o.string("label", s.label.isEmpty ? nil : s.label)
             o.raw("clock", clock.text)
             o.bool("exposureNotification", s.exposureNotification)
             o.bool("advertising", s.broadcast.isOnAir)
@@ -85,6 +86,7 @@ package enum AgentConsole {
             ?? "unreadable"
         if let error = s.storageError { storage += "; writing fails: \(error.reason)" }
         return .text("""
+            badge        \(s.label.isEmpty ? "no label (config set badge.label \"Room 12\")" : s.label)
             clock        \(UTCDateTime(unixSeconds: s.clock.unixSeconds)), \(s.clock.trust)
             exposure n.  \(s.exposureNotification ? "on" : "off")
             broadcasting \(broadcasting)
