@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -281,6 +282,74 @@ class Guest:
                 time.sleep(rng.uniform(0.2, 2.0))
 
 
+def block_sectors_written(device: str = "vda") -> int:
+    """The block device's own counter: sectors written (field 7 of /sys/block/DEV/stat, 512 bytes each)."""
+    with open(f"/sys/block/{device}/stat") as f:
+        return int(f.read().split()[6])
+
+
+def bench(guest: Guest, seconds: float) -> dict:
+    """Tools/bench/flash-writes: the agent on air for `seconds`, under strace counting its fsyncs when strace is
+    there; bytes it had written (/proc/PID/io write_bytes) and the disk's sectors written, from the agent on
+    air to its clean stop; the most sightings pending (what a power cut then costs) at 1 s samples."""
+    subprocess.run(["mount", "-t", "ext4", "-o", MOUNT_OPTIONS, "/dev/vda", guest.mount], check=True)
+    os.makedirs(os.path.dirname(guest.config), mode=0o700, exist_ok=True)
+    with open(guest.config, "w") as f:
+        f.write("risk.threshold = 1\n")
+    subprocess.run(["sync"])
+    strace_out = os.path.join(guest.args.work, "strace.txt")
+    traced = shutil.which("strace") is not None
+    command = [guest.enbeacon, "run", "--board", guest.board, "--data", guest.data, "--config", guest.config,
+               "--console", "none"]
+    if traced:
+        command = ["strace", "-f", "-qq", "-c", "-e", "trace=fsync,fdatasync,sync_file_range,syncfs",
+                   "-o", strace_out] + command
+    log = open(os.path.join(guest.args.work, "agent-bench.log"), "w")
+    guest.agent = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    guest.agent_log = log.name
+    why = guest.wait_on_air(60)
+    if why:
+        raise RuntimeError(why)
+    pid = agent_pid(guest.agent.pid, guest.enbeacon)
+    sectors_at_start = block_sectors_written()
+    started = time.monotonic()
+    most_pending = 0
+    while time.monotonic() - started < seconds:
+        storage = guest.ctl("storage", timeout=10) or {}
+        most_pending = max(most_pending, storage.get("pendingSightings", 0))
+        with open(f"/proc/{pid}/io") as f:
+            io = dict(line.split(": ") for line in f.read().splitlines())
+        time.sleep(1.0)
+    ran = time.monotonic() - started
+    storage = guest.ctl("storage", timeout=10) or {}
+    os.kill(pid, signal.SIGTERM)  # the agent itself: strace passes nothing on
+    guest.agent.wait(60)
+    subprocess.run(["sync"])
+    sectors = block_sectors_written() - sectors_at_start
+    fsyncs = None
+    if traced:
+        fsyncs = 0
+        for line in open(strace_out):
+            fields = line.split()
+            if fields and fields[-1] in ("fsync", "fdatasync", "sync_file_range", "syncfs"):
+                fsyncs += int(fields[3])
+    return {"seconds": ran, "write_bytes": int(io["write_bytes"]), "device_bytes": sectors * 512,
+            "fsyncs": fsyncs, "most_pending": most_pending, "stored": storage.get("storedSightings"),
+            "store_bytes": storage.get("bytes")}
+
+
+def agent_pid(child: int, enbeacon: str) -> int:
+    """The agent's pid: the child itself, or strace's child."""
+    try:
+        with open(f"/proc/{child}/task/{child}/children") as f:
+            children = f.read().split()
+        if children:
+            return int(children[0])
+    except OSError:
+        pass
+    return child
+
+
 def tail(path: str, lines: int = 4) -> str:
     try:
         with open(path) as f:
@@ -298,6 +367,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--now", type=int, required=True, help="the wall clock to start from (Unix seconds)")
     parser.add_argument("--fresh", action="store_true", help="the disk was just made: nothing to check")
+    parser.add_argument("--bench", type=float, help="Tools/bench/flash-writes: run the agent this many seconds")
     parser.add_argument("--check-only", action="store_true", help="check, stop the agent, power off")
     args = parser.parse_args()
     os.makedirs(args.mount, exist_ok=True)
@@ -305,6 +375,10 @@ def main() -> int:
     # The guest's clock goes on from where the last boot left it (never back: one key per day).
     subprocess.run(["date", "-u", "-s", f"@{args.now}"], capture_output=True)
     try:
+        if args.bench:
+            emit("@@bench " + json.dumps(bench(guest, args.bench)))
+            subprocess.run(["umount", args.mount])
+            return 0
         if args.fresh:
             subprocess.run(["mount", "-t", "ext4", "-o", MOUNT_OPTIONS, "/dev/vda", args.mount], check=True)
             os.makedirs(os.path.dirname(guest.config), mode=0o700, exist_ok=True)
