@@ -143,6 +143,48 @@ class Guest:
                 return value.strip()
         return None
 
+    # --- key sync: a file:// folder of signed exports the host made, published one at a time -----------
+
+    def keyserver_config(self) -> str:
+        folder = os.path.join(self.args.work, "keyserver")
+        return (f"keyserver.style = folder\nkeyserver.base_url = file://{folder}/\n"
+                f"keyserver.public_key = {folder}/public.pem\nkeyserver.key_id = enbeacon-test\n"
+                f"keyserver.key_version = v1\n")
+
+    def cursor_line(self) -> tuple[str | None, str | None]:
+        """The key-sync cursor on disk: (its last_line, a problem with the file or None)."""
+        path = os.path.join(self.data, "keysync")
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except FileNotFoundError:
+            return None, None
+        try:
+            text = raw.decode()
+        except UnicodeDecodeError:
+            return None, f"keysync is not text: {raw[:40]!r}"
+        lines = text.split("\n")
+        if not text.endswith("\n") or not lines[0].startswith("server index file://"):
+            return None, f"keysync is damaged: {text[:80]!r}"
+        last = [line[len("last_line "):] for line in lines if line.startswith("last_line ")]
+        return (last[0] if last else None), None
+
+    def publish_next_export(self) -> str | None:
+        """Adds the next of the host's exports to index.txt (replaced atomically: the server never shows half an
+        index); the line added, or None when all are out."""
+        folder = os.path.join(self.args.work, "keyserver")
+        with open(os.path.join(folder, "exports.txt")) as f:
+            made = f.read().split()
+        index = os.path.join(folder, "index.txt")
+        listed = open(index).read().split() if os.path.exists(index) else []
+        if len(listed) >= len(made):
+            return None
+        listed.append(made[len(listed)])
+        with open(index + ".new", "w") as f:
+            f.write("\n".join(listed) + "\n")
+        os.rename(index + ".new", index)
+        return listed[-1]
+
     # --- the checks after a cut ----------------------------------------------------------------------
 
     def check(self, expect: dict) -> int:
@@ -167,6 +209,8 @@ class Guest:
                 f"e2fsck -fn exit {fsck.returncode}: " + " | ".join((fsck.stdout + fsck.stderr).strip().splitlines()[:12]),
                 lines)
         subprocess.run(["mount", "-t", "ext4", "-o", MOUNT_OPTIONS, "/dev/vda", self.mount], check=True)
+        # As the cut left it: the agent syncs as it starts, and would replace it.
+        cursor_on_disk = self.cursor_line()
 
         # The configuration parses, and holds the value answered for (old or new if the cut fell mid-set).
         config = expect.get("config")
@@ -212,6 +256,19 @@ class Guest:
             problem = f"two keys for one day: {doubled or sorted(by_start)}"
         verdict("keys", problem, f"{len(expect.get('keys', {}))} reported, {len(keys)} on disk")
 
+        # The key-sync cursor: a whole file, its line one of the index's, not before the one last reported.
+        cursor = expect.get("cursor")
+        if cursor is not None:
+            line, damaged = cursor_on_disk
+            index = open(os.path.join(self.args.work, "keyserver", "index.txt")).read().split()
+            problem = damaged
+            if not damaged and cursor.get("line") is not None:
+                if line is None or line not in index:
+                    problem = f"the cursor is {line!r}, not a line of the index (last reported {cursor['line']!r})"
+                elif index.index(line) < index.index(cursor["line"]):
+                    problem = f"the cursor went back from {cursor['line']} to {line}"
+            verdict("key-sync-cursor", problem, f"after {line} (last reported {cursor.get('line')})")
+
         # Sightings: the ones listed before the cut, less those then pending, are still there (hours wholly
         # within retention at this check, first seen no later than the last listing).
         before = expect.get("sightings")
@@ -247,7 +304,7 @@ class Guest:
         """Actions chosen by the cut's seed, until the power goes."""
         config = self.config_value() or "1"
         while True:
-            action = rng.choices(["rollover", "config", "restart", "report", "wait"], [3, 3, 2, 2, 2])[0]
+            action = rng.choices(["rollover", "config", "restart", "report", "wait", "sync"], [3, 3, 2, 2, 2, 2])[0]
             if action == "rollover":
                 # Across UTC midnight: a new day's key, made and made durable at once (the clock jump rotates).
                 now = int(time.time())
@@ -278,6 +335,13 @@ class Guest:
                 self.report(with_keys=True)
             elif action == "report":
                 self.report(with_keys=False)
+            elif action == "sync":
+                # A new export on the server, then a sync: the cursor file replaced at the end of the run.
+                line = self.publish_next_export()
+                emit(f"@@event sync-begin {line}")
+                answer = self.ctl("sync", "now", timeout=60)
+                cursor, damaged = self.cursor_line()
+                emit(f"@@event sync-done {json.dumps({'cursor': cursor, 'outcome': (answer or {}).get('outcome'), 'damaged': damaged})}")
             else:
                 time.sleep(rng.uniform(0.2, 2.0))
 
@@ -383,7 +447,7 @@ def main() -> int:
             subprocess.run(["mount", "-t", "ext4", "-o", MOUNT_OPTIONS, "/dev/vda", args.mount], check=True)
             os.makedirs(os.path.dirname(guest.config), mode=0o700, exist_ok=True)
             with open(guest.config, "w") as f:
-                f.write("risk.threshold = 1\n")
+                f.write("risk.threshold = 1\n" + guest.keyserver_config())
             subprocess.run(["sync"])
             guest.start_agent()
             why = guest.wait_on_air(30)
