@@ -260,7 +260,8 @@ class Guest:
         cursor = expect.get("cursor")
         if cursor is not None:
             line, damaged = cursor_on_disk
-            index = open(os.path.join(self.args.work, "keyserver", "index.txt")).read().split()
+            listing = os.path.join(self.args.work, "keyserver", "index.txt")
+            index = open(listing).read().split() if os.path.exists(listing) else []
             problem = damaged
             if not damaged and cursor.get("line") is not None:
                 if line is None or line not in index:
@@ -322,7 +323,7 @@ class Guest:
                 answer = self.ctl("config", "set", "risk.threshold", new)
                 if answer and "error" not in answer:
                     config = new
-                emit(f"@@event config-done {json.dumps({'value': config, 'answer': answer}, separators=(',', ':'))[:300]}")
+                emit(f"@@event config-done {json.dumps({'value': config, 'answer': json.dumps(answer)[:200]})}")
             elif action == "restart":
                 # SIGTERM: the last housekeeping round (retention, then a flush of the pending sightings).
                 emit("@@event stop-begin")
