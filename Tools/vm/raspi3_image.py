@@ -16,6 +16,7 @@ import time
 
 import arm64_vm
 import guest_cases
+import raspi3_machine
 import serial_typist
 from guest_cases import CaseFailure, wait_until
 
@@ -56,6 +57,15 @@ class Card:
             os.unlink(f.name)
         if result.returncode != 0:
             raise CaseFailure(f"mcopy to the card's FAT ::{name}: {result.stderr.strip()}")
+
+    def put(self, local: str, name: str) -> None:
+        """Copies a host file (an update bundle) onto the FAT, making its folder, as a PC's file manager would."""
+        folder = os.path.dirname(name)
+        if folder:
+            subprocess.run(["mmd", "-D", "s", "-i", self.fat, f"::{folder}"], capture_output=True)
+        result = subprocess.run(["mcopy", "-o", "-i", self.fat, local, f"::{name}"], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise CaseFailure(f"mcopy {local} to the card's FAT ::{name}: {result.stderr.strip()}")
 
     def extract(self, name: str, destination: str) -> str:
         result = subprocess.run(["mcopy", "-o", "-i", self.fat, f"::{name}", destination], capture_output=True,
@@ -131,6 +141,107 @@ class Repl:
     def save(self, path: str) -> None:
         with open(path, "wb") as f:
             f.write(self.terminal.transcript)
+
+
+class ImageBoot:
+    """One power-on of a card: the stand-in, the peer, U-Boot from the card's FAT, the REPL. `card` is a fresh
+    copy of the image by default; the update cases power the same card on again, as a reboot or a person
+    plugging the badge back in would."""
+
+    def __init__(self, setup, name: str, prepare=None, card: "Card | None" = None, prompt: bool = True,
+                 key_server_port: int | None = None) -> None:
+        """`prompt`: wait for the agent's prompt (else only for the kernel: a slot whose agent cannot start)."""
+        self.setup = setup
+        self.name = name
+        self.card = card or Card(setup.image, os.path.join(setup.work, f"card-{name}.img"))
+        if prepare is not None:
+            prepare(self.card)
+        u_boot = self.card.extract("u-boot.bin", os.path.join(setup.work, f"u-boot-{name}.bin"))
+        self.controllers = self.peer = self.machine = self.repl = None
+        self.prompt = None
+        try:
+            self.controllers = raspi3_machine.Controllers(setup.python,
+                                                          os.path.join(setup.work, f"controllers-{name}.log"))
+            self.peer = raspi3_machine.Peer(setup.python, self.controllers.ports[1],
+                                            os.path.join(setup.work, f"peer-{name}.log"), setup.timeout)
+            self.machine = raspi3_machine.Machine(u_boot, setup.dtb, self.controllers.ports[0], setup.work,
+                                                  os.path.join(setup.work, f"qemu-{name}.log"), setup.timeout,
+                                                  sd_image=self.card.path, shell=False,
+                                                  key_server_port=key_server_port)
+            self.repl = Repl(self.machine.mini_uart)
+            self.repl.wait_for(b"Starting kernel", 600, failure=b"U-Boot> ")
+            self.kernel_started = time.monotonic()
+            if key_server_port is not None:
+                self.machine.plug_ethernet()
+            # boot.scr says which slot it chose: "enbeacon: slot A (order A B, tries left A 2 B 0)".
+            said = self.repl.terminal.visible(self.repl.terminal.transcript)
+            self.slot_line = next((line.strip() for line in said.splitlines() if line.startswith("enbeacon: slot ")),
+                                  "enbeacon: slot ?")
+            if prompt:
+                self.prompt = self.repl.wait_prompt(600)
+        except BaseException:
+            self.stop()
+            raise
+        guest_cases.say(f"  ({name}: U-Boot to kernel {self.kernel_started - self.machine.started:.0f} s"
+                        + (f", kernel to the agent's prompt {self.prompt - self.kernel_started:.0f} s" if prompt else "")
+                        + f"; U-Boot said: {self.slot_line[len('enbeacon: '):]})")
+
+    def wait_restart(self, timeout: float) -> float:
+        """Waits for the guest to reboot itself: with -no-reboot, QEMU exits when the guest resets the SoC
+        (the kernel's bcm2835 watchdog restart). The kernel's last words, "reboot: Restarting system", are
+        printed whatever the log level; a machine still there 30 s after them is ended here, as the reset
+        would. Returns the seconds since power-on."""
+        deadline = time.monotonic() + timeout
+        said = None
+        while self.machine.process.poll() is None:
+            now = time.monotonic()
+            if now > deadline:
+                raise CaseFailure(f"{self.name}: the badge did not restart within {timeout:.0f} s")
+            if said is None and b"Restarting system" in self.repl.terminal.transcript:
+                said = now
+            if said is not None and now - said > 30:
+                self.machine.process.kill()
+                break
+            try:
+                self.repl.terminal.read_until(b"\0", 2)  # keeps the console's bytes for the log
+            except (TimeoutError, OSError):
+                pass
+        return time.monotonic() - self.machine.started
+
+    def stop(self) -> float:
+        """The power cut (raspi3_machine.Machine.stop), then the radio; the console's bytes to the work folder."""
+        if self.repl is not None:
+            self.repl.save(os.path.join(self.setup.work, f"console-{self.name}.log"))
+        seconds = self.machine.stop() if self.machine is not None else 0.0
+        self.setup.timings.append(f"{self.name} boot {seconds:.0f} s")
+        for part in (self.peer, self.controllers):
+            if part is not None:
+                part.stop()
+        return seconds
+
+
+def advertising(repl: Repl, timeout: float = 180) -> dict:
+    """`status --json` once it says advertising: the agent opens hci0 and sets the controller up after its
+    prompt is there. A Pi's board profile waits for NTP (clock = ntp) and the emulated Pi has no network and no
+    RTC: where the clock is not trusted, the console sets it to the host's UTC time, as the person setting a
+    badge up without Wi-Fi does (`time set`)."""
+    status = repl.json("status")
+    if not status.get("clock", {}).get("trusted"):
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        answer = repl.json(f"time set {now}")
+        if not answer.get("trusted"):
+            raise CaseFailure(f"time set {now}: the clock is still not trusted: {answer}")
+        guest_cases.say(f"  (the badge's clock was {status.get('clock', {}).get('time')}, not trusted: set to {now})")
+    last = {}
+
+    def on_air():
+        last.update(repl.json("status"))
+        return last.get("advertising") and last
+    try:
+        return wait_until(on_air, timeout, "status to say advertising", step=3)
+    except CaseFailure as failure:
+        raise CaseFailure(f"{failure}; status said broadcasting {last.get('broadcasting')!r}, "
+                          f"controller {last.get('controller')!r}")
 
 
 def derive_on_host(enbeacon: str, work: str, tek: str, start: int, metadata: str) -> set[tuple[str, str]]:

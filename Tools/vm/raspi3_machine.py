@@ -199,14 +199,22 @@ class Peer:
             self.process.wait(10)
 
 
+# Where the guest finds the host's key server on the user network (guestfwd).
+KEY_SERVER_ADDRESS = "10.0.2.100:8000"
+
+
 class Machine:
     """One boot of qemu-system-aarch64 -M raspi3b; the mini-UART's shell once the guest is up."""
 
     def __init__(self, kernel: str, dtb: str, bluetooth_port: int, work: str, log_path: str, timeout: float,
-                 initrd: str | None = None, sd_image: str | None = None, append: str = "", shell: bool = True) -> None:
+                 initrd: str | None = None, sd_image: str | None = None, append: str = "", shell: bool = True,
+                 key_server_port: int | None = None) -> None:
         """`shell`: the initramfs's busybox shell answers on the mini-UART (else the caller connects to
-        `mini_uart` itself: the image's agent REPL)."""
-        self.mini_uart = os.path.join(work, "mini-uart.sock")
+        `mini_uart` itself: the image's agent REPL). `key_server_port`: a USB Ethernet adapter on the dwc2 port
+        (-M raspi3b models no LAN9514), on QEMU's user network with nothing reachable but the host's key server
+        on that port, as http://KEY_SERVER_ADDRESS/ for the guest."""
+        # One socket a machine: cases may run side by side (Tools/vm/raspi3 --jobs).
+        self.mini_uart = os.path.join(work, os.path.splitext(os.path.basename(log_path))[0] + ".sock")
         if os.path.exists(self.mini_uart):
             os.unlink(self.mini_uart)
         command = [
@@ -225,6 +233,15 @@ class Machine:
             command += ["-initrd", initrd, "-append", f"console=ttyS1,115200 panic=-1 loglevel=6 {append}".strip()]
         if sd_image is not None:
             command += ["-drive", f"if=sd,format=raw,file={sd_image}"]
+        self.qmp = None
+        if key_server_port is not None:
+            # restrict=on: no way out of the user network; guestfwd: the one address that leads to the host. The
+            # adapter itself is plugged in once the kernel runs (plug_ethernet): present at power-on, U-Boot's
+            # `usb start` takes it, and Linux's dwc2 then found the port "Not connected" at every try.
+            self.qmp = os.path.join(work, os.path.splitext(os.path.basename(log_path))[0] + ".qmp")
+            command += ["-netdev", f"user,id=wired,restrict=on,guestfwd=tcp:{KEY_SERVER_ADDRESS}-"
+                                   f"tcp:127.0.0.1:{key_server_port}",
+                        "-qmp", f"unix:{self.qmp},server=on,wait=off"]
         self.log = open(log_path, "w")
         self.started = time.monotonic()
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT)
@@ -237,6 +254,26 @@ class Machine:
             raise CaseFailure(f"qemu-system-aarch64 exited {self.process.returncode}: {guest_cases.tail(log_path)}")
         if shell:
             self.shell = arm64_vm.GuestShell(self.mini_uart)
+
+    def plug_ethernet(self) -> None:
+        """A USB Ethernet adapter (QEMU's usb-net on the user network) plugged into the Pi's USB port now."""
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(30)
+        sock.connect(self.qmp)
+        reader = sock.makefile("r")
+        reader.readline()  # the greeting
+
+        def execute(command: str, **arguments) -> dict:
+            sock.sendall(json.dumps({"execute": command, "arguments": arguments}).encode() + b"\n")
+            while True:
+                answer = json.loads(reader.readline())
+                if "return" in answer or "error" in answer:
+                    return answer
+        execute("qmp_capabilities")
+        answer = execute("device_add", driver="usb-net", netdev="wired", id="ethernet")
+        sock.close()
+        if "error" in answer:
+            raise CaseFailure(f"QEMU could not plug in the USB Ethernet adapter: {answer['error']}")
 
     def wait_ready(self, timeout: float) -> str:
         """Logs the console until the initramfs says `@@guest-ready`; returns the rest of that line."""

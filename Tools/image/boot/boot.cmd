@@ -71,6 +71,10 @@ fdt move ${fdt_addr} ${enbeacon_fdt} 0x40000
 setenv bootargs "root=PARTUUID=@DISKID@-0${enbeacon_part} ro rootwait rootfstype=ext4 console=ttyS1,115200 quiet loglevel=3 rauc.slot=${enbeacon_slot}${enbeacon_rollback}"
 load ${devtype} ${devnum}:${enbeacon_part} ${enbeacon_kernel} /boot/vmlinuz
 load ${devtype} ${devnum}:${enbeacon_part} ${enbeacon_initrd} /boot/initrd.img
+# The Pi's U-Boot starts USB before this script (preboot: usb start). Linux's dwc2 driver is handed the
+# controller stopped: left running, it enumerated nothing on the emulated Pi 3 ("dwc2: Not connected" at every
+# try), and on a Pi 3 the Ethernet chip hangs off that port.
+usb stop
 booti ${enbeacon_kernel} ${enbeacon_initrd}:${filesize} ${enbeacon_fdt}
 echo "enbeacon: slot ${enbeacon_slot} did not boot; resetting to try again"
 reset
