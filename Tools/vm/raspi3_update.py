@@ -290,7 +290,9 @@ def case_foreign_bundle(setup, bundles: Bundles) -> str:
     boot = raspi3_image.ImageBoot(setup, "foreign-bundle", card=card)
     try:
         raspi3_image.advertising(boot.repl)
-        result = wait_until(lambda: card.read("enbeacon/update.result"), 300, "enbeacon/update.result on the FAT",
+        # The file says "installing ..." first, then the outcome.
+        result = wait_until(lambda: "installing" not in (card.read("enbeacon/update.result") or "installing") and
+                            card.read("enbeacon/update.result"), 600, "the outcome in enbeacon/update.result",
                             step=3).strip()
         if "not installed" not in result:
             raise CaseFailure(f"a bundle signed by another key: update.result says {result!r}")
