@@ -39,8 +39,9 @@ class Card:
             table = f.read(SECTOR)
         if table[510:512] != b"\x55\xaa":
             raise CaseFailure(f"{image}: no MBR partition table")
-        # Partition 1 (the FAT): its first sector, little-endian at byte 8 of the first entry.
-        self.fat = f"{path}@@{int.from_bytes(table[446 + 8:446 + 12], 'little') * SECTOR}"
+        # Each partition's first byte: its first sector, little-endian at byte 8 of its entry.
+        self.offsets = [int.from_bytes(table[446 + 16 * i + 8:446 + 16 * i + 12], "little") * SECTOR for i in range(4)]
+        self.fat = f"{path}@@{self.offsets[0]}"
 
     def read(self, name: str) -> str | None:
         """A file of the FAT (e.g. enbeacon/badge.conf.error), or None where it is absent."""

@@ -118,12 +118,11 @@ class Bundles:
 def uboot_environment(card) -> dict[str, str]:
     """U-Boot's environment as boot.scr and RAUC left it (uboot.env on the FAT: CRC-32, then NUL-separated
     name=value pairs); empty where U-Boot has not saved one yet."""
-    local = os.path.join(os.path.dirname(card.path), "uboot.env.read")
-    result = subprocess.run(["mcopy", "-o", "-i", card.fat, "::uboot.env", local], capture_output=True)
+    # To standard output: cases side by side (--jobs) share no file.
+    result = subprocess.run(["mcopy", "-i", card.fat, "::uboot.env", "-"], capture_output=True)
     if result.returncode != 0:
         return {}
-    with open(local, "rb") as f:
-        data = f.read()
+    data = result.stdout
     if int.from_bytes(data[:4], "little") != zlib.crc32(data[4:]):
         raise CaseFailure("uboot.env on the card's FAT has a bad CRC")
     pairs = data[4:].split(b"\0\0", 1)[0].split(b"\0")
@@ -344,9 +343,6 @@ def case_cut_during_install(setup, bundles: Bundles) -> str:
 def slot_b_written(card) -> bool:
     """Whether anything is on partition 3 (slot B) of the card: the image leaves it empty (zeros)."""
     with open(card.path, "rb") as f:
-        table = f.read(512)
-        entry = 446 + 2 * 16
-        start = int.from_bytes(table[entry + 8:entry + 12], "little") * 512
-        # The ext4 superblock sits 1024 bytes in; RAUC writes the image from its start.
-        f.seek(start + 1024 + 56)
+        # The ext4 superblock's magic, 1024 + 56 bytes in; RAUC writes the image from its start.
+        f.seek(card.offsets[2] + 1024 + 56)
         return f.read(2) == b"\x53\xef"
