@@ -55,6 +55,11 @@ private func checkAccepted(_ key: ConfigurationKey, _ value: String) {
         invariant(!value.unicodeScalars.contains("\n"), "\(key.name) accepted a line break")
     case .secret:
         invariant(value.utf8.allSatisfy { (0x21...0x7E).contains($0) }, "\(key.name) accepted '\(Array(value.unicodeScalars))'")
+    case .label:
+        // What a scrape and the care-home page's table cell carry: bounded, and nothing a terminal would act on.
+        invariant(value.count <= ConfigurationKind.labelMaximumLength
+                  && value.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
+                  "\(key.name) accepted '\(Array(value.unicodeScalars))'")
     case .ipv4Endpoint:
         // What the metrics endpoint will bind: the C library's own reading of the address, and a port.
         guard !value.isEmpty else { return }
