@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import socket
+import sys
 import subprocess
 import threading
 import time
@@ -239,8 +240,10 @@ class Machine:
             # adapter itself is plugged in once the kernel runs (plug_ethernet): present at power-on, U-Boot's
             # `usb start` takes it, and Linux's dwc2 then found the port "Not connected" at every try.
             self.qmp = os.path.join(work, os.path.splitext(os.path.basename(log_path))[0] + ".qmp")
+            # The `cmd:` form: one bridge per connection (stdio_to_tcp.py says why not `tcp:`).
+            bridge = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stdio_to_tcp.py")
             command += ["-netdev", f"user,id=wired,restrict=on,guestfwd=tcp:{KEY_SERVER_ADDRESS}-"
-                                   f"tcp:127.0.0.1:{key_server_port}",
+                                   f"cmd:{sys.executable} {bridge} {key_server_port}",
                         "-qmp", f"unix:{self.qmp},server=on,wait=off"]
         self.log = open(log_path, "w")
         self.started = time.monotonic()
