@@ -182,35 +182,41 @@ def wait_marked_good(card, slot: str, timeout: float = 180) -> str:
 
 
 class ProvenBadge:
-    """A badge that has run, made once and copied for each update case: its first boot, on air, slot A marked
-    good, its records read once they are all on the card, then the power cut."""
+    """A badge that has run, made once and copied for each update case: the first-boot case's card (provisioned
+    from its FAT, a key sync over the network, on air, heard by the peer), then slot A marked good and its
+    records read once they are all on the card, then the power cut. One boot serves the first-boot case and
+    every update case's starting point: under TCG a boot is minutes."""
 
-    def __init__(self) -> None:
+    def __init__(self, first_boot) -> None:
+        """`first_boot(setup, then)`: the first-boot case, which calls `then(boot)` on its running boot once its
+        own checks passed and returns its one-line detail."""
+        self._first_boot = first_boot
         self._lock = threading.Lock()
         self._made: tuple | None = None
+        self._detail = ""
         self._failure: CaseFailure | None = None
 
-    def copy(self, setup, name: str):
-        """(a copy of the card for the case `name`, the records read before the cut)."""
+    def make(self, setup) -> str:
+        """The first-boot case's detail, the badge made if it was not yet."""
         with self._lock:
             if self._failure is not None:
                 raise self._failure
             if self._made is None:
-                boot = raspi3_image.ImageBoot(setup, "proven")
-                try:
-                    raspi3_image.advertising(boot.repl)
+                def proven(boot) -> None:
                     wait_marked_good(boot.card, "A")
                     self._made = (boot.card, records(boot.repl))
+                try:
+                    self._detail = self._first_boot(setup, proven)
                 except CaseFailure as failure:
-                    self._failure = CaseFailure(f"the badge every update case starts from: {failure}")
-                    raise self._failure
-                finally:
-                    boot.stop()
+                    self._failure = CaseFailure(f"the first boot every update case starts from: {failure}")
+                    raise
+            return self._detail
+
+    def copy(self, setup, name: str):
+        """(a copy of the card for the case `name`, the records read before the cut)."""
+        self.make(setup)
         card, before = self._made
         return raspi3_image.Card(card.path, os.path.join(setup.work, f"card-{name}.img")), before
-
-
-PROVEN = ProvenBadge()
 
 
 def install_boot(setup, name: str, card, bundle: str, timeout: float = 1200):
@@ -240,8 +246,8 @@ def expect_software(repl, slot: str, image: str, rolled_back_from: str | None) -
     return found
 
 
-def case_update(setup, bundles: Bundles) -> str:
-    card, before = PROVEN.copy(setup, "update")
+def case_update(setup, bundles: Bundles, proven: ProvenBadge) -> str:
+    card, before = proven.copy(setup, "update")
     bundle = bundles.good()
     installed, _ = install_boot(setup, "update-2", card, bundle)
     boot = raspi3_image.ImageBoot(setup, "update-3", card=card)
@@ -256,8 +262,8 @@ def case_update(setup, bundles: Bundles) -> str:
             f"power-on), marked good ({state}); {kept}")
 
 
-def case_rollback(setup, bundles: Bundles) -> str:
-    card, before = PROVEN.copy(setup, "rollback")
+def case_rollback(setup, bundles: Bundles, proven: ProvenBadge) -> str:
+    card, before = proven.copy(setup, "rollback")
     bundle = bundles.bad()
     install_boot(setup, "rollback-2", card, bundle)
     # Slot B's agent cannot start: no prompt; enbeacon-health gives up on it and restarts into slot A.
@@ -308,11 +314,11 @@ def case_foreign_bundle(setup, bundles: Bundles) -> str:
     return f"refused, still slot A {bundles.version} on air ({state}); update.result: {result.split(': ', 1)[-1][:160]}"
 
 
-def case_cut_during_install(setup, bundles: Bundles) -> str:
+def case_cut_during_install(setup, bundles: Bundles, proven: ProvenBadge) -> str:
     """The power cut while the other slot is being written: U-Boot's environment still points at the running
     slot (RAUC switches it only once the slot is complete), so the badge comes back on its old slot, with its
     data; the update service tries the bundle again."""
-    card, before = PROVEN.copy(setup, "cut-during-install")
+    card, before = proven.copy(setup, "cut-during-install")
     bundle = bundles.good()
     card.put(bundle, f"enbeacon/update/{os.path.basename(bundle)}")
     boot = raspi3_image.ImageBoot(setup, "cut-during-install-2", card=card)
