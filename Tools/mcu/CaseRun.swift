@@ -14,6 +14,8 @@ struct CaseRun {
     /// Timer ticks spent in the matcher, and the deepest stack while it ran.
     private var matchTicks: UInt32 = 0
     private var matchStack = 0
+    /// The heap in use after the last key of a matcher case: the sightings, the matcher and the key schedule.
+    private var matchHeap = 0
 
     init(schedule: KeySchedule) { self.schedule = schedule }
 
@@ -43,10 +45,12 @@ struct CaseRun {
             let payload = AdvertisingPayload(rpi: rpi, aem: aem)
             let decoded = try? AdvertisingPayload(decoding: want)
             record(payload.encoded() == want && decoded == payload, "payload \(f[0])")
-        case ("matcher", 1):
+        case ("matcher", 2):
             if let error = finishMatcherCase() { return error }
-            guard let now = Int64(f[0]) else { return "bad time" }
+            guard let now = Int64(f[0]), let count = Int(f[1]), count >= 0 else { return "bad field" }
             matcherNow = now
+            // The store knows how many sightings it holds: one allocation for them, not a doubling array's.
+            sightings.reserveCapacity(count)
         case ("sighting", 4):
             guard matcherNow != nil, matcher == nil else { return "a sighting outside a matcher case's sightings" }
             guard let rpi = Bytes16(hex: f[0]), let aem = AssociatedEncryptedMetadata(hex: f[1]), let seen = Int64(f[2]),
@@ -66,6 +70,7 @@ struct CaseRun {
             matchTicks &+= mcu_timer_ticks() &- from
             // From the top of the stack: main's frames and this one's are counted too.
             matchStack = max(matchStack, Int(mcu_stack_peak()))
+            matchHeap = max(matchHeap, Int(mcu_heap_in_use()))
             keys += 1
             hits += found.count
             if !found.isEmpty { matchedKeys += 1 }
@@ -105,6 +110,7 @@ struct CaseRun {
         print("figure stack-peak-bytes \(mcu_stack_peak())")
         print("figure stack-size-bytes \(mcu_stack_size())")
         print("figure heap-peak-bytes \(mcu_heap_peak())")
+        print("figure match-heap-in-use-bytes \(matchHeap)")
         print("figure static-ram-bytes \(mcu_static_ram())")
     }
 }

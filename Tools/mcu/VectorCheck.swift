@@ -12,7 +12,7 @@ import CMCU
 ///     rpi TEK ENIN RPI                       AES-128(RPIK, PaddedData(ENIN)); the TEK's day starts at ENIN's
 ///     aem TEK ENIN METADATA AEM              AES-128-CTR(AEMK, RPI, metadata)
 ///     payload RPI AEM ADVERTISING-DATA       the 31-byte advertisement
-///     matcher NOW                            a matcher case at Unix time NOW: its sightings follow
+///     matcher NOW SIGHTINGS                  a matcher case at Unix time NOW: its SIGHTINGS sightings follow
 ///     sighting RPI AEM FIRST-SEEN RSSI       one sighting of the case
 ///     key TEK ROLLING-START ROLLING-PERIOD   one diagnosis key, matched against the case's sightings as it is read
 ///     matches KEYS HITS                      the case's keys that matched and their hits, summed
@@ -31,7 +31,8 @@ struct VectorCheck {
         let path = String(decoding: words[1], as: UTF8.self)
         let handle = mcu_open(path)
         guard handle >= 0 else { fail("cannot open \(path) on the host") }
-        guard let schedule = try? KeySchedule() else { fail("no key schedule: the crypto library failed") }
+        // One day's set of PaddedData: a wristband matches the keys of the days it saw anyone, one day after another.
+        guard let schedule = try? KeySchedule(paddedDays: 1) else { fail("no key schedule: the crypto library failed") }
         var run = CaseRun(schedule: schedule)
         var reader = LineReader(handle: handle)
         while let line = reader.next() {

@@ -93,7 +93,7 @@ int _getpid(void) { return 1; }
 int _kill(int pid, int signal) { (void)pid, (void)signal; errno = EINVAL; return -1; }
 _Noreturn void _exit(int status) { console_flush(); mcu_exit(status); }
 
-static uint8_t *heap_break = __heap_start;
+static uint8_t *heap_break = __heap_start, *heap_high = __heap_start;
 void *_sbrk(ptrdiff_t increment) {
     if (increment > __heap_end - heap_break || -increment > heap_break - __heap_start) {
         errno = ENOMEM;
@@ -101,9 +101,11 @@ void *_sbrk(ptrdiff_t increment) {
     }
     uint8_t *previous = heap_break;
     heap_break += increment;
+    if (heap_break > heap_high) heap_high = heap_break;
     return previous;
 }
-size_t mcu_heap_peak(void) { return (size_t)(heap_break - __heap_start); }
+size_t mcu_heap_peak(void) { return (size_t)(heap_high - __heap_start); }
+size_t mcu_heap_in_use(void) { return (size_t)mallinfo().uordblks; }
 size_t mcu_heap_size(void) { return (size_t)(__heap_end - __heap_start); }
 size_t mcu_static_ram(void) { return (size_t)((uint8_t *)__bss_end - (uint8_t *)__data_start); }
 

@@ -53,7 +53,7 @@ def main():
                 rpi, aem = rng.randbytes(16).hex(), rng.randbytes(4).hex()
             sightings.append(f"sighting {rpi} {aem} {at + 60 + 200 * k} {-60 - rng.randrange(30)}")
     now = (start + 144 + 12) * 600 + 86400  # a day after the key's embargo ended
-    out.append(f"matcher {now}")
+    out.append(f"matcher {now} {len(sightings)}")
     out += sightings
     position = args.keys // 2
     for i in range(args.keys):

@@ -26,9 +26,11 @@ uint32_t mcu_timer_ticks_for_instructions(uint32_t instructions);
 size_t mcu_stack_peak(void);
 size_t mcu_stack_size(void);
 void mcu_stack_repaint(void);
-// The heap: how far _sbrk has grown (newlib's malloc never gives memory back to it), and its limit.
+// The heap: the furthest _sbrk has grown it, and its limit.
 size_t mcu_heap_peak(void);
 size_t mcu_heap_size(void);
+// The bytes malloc has handed out and not had back (newlib's mallinfo): what is live now, fragments aside.
+size_t mcu_heap_in_use(void);
 // .data + .bss.
 size_t mcu_static_ram(void);
 #endif
