@@ -88,6 +88,28 @@ import Testing
         #expect(Self.matches(index, batch, count: count) == expected)
     }
 
+    /// The prefix table has a bucket per RPI on average, 2^8 to 2^16 of them: a few hundred RPIs sharing their
+    /// leading byte, so one bucket of a small table, are each found at their own positions, an absent RPI of
+    /// the same bucket is not, and the table is small (a wristband's RAM), while 40,000 RPIs get the full one.
+    @Test func aSmallIndexHasASmallTableAndFindsEveryRPI() {
+        var stored = Self.randomRPIs(300, seed: 12)
+        for i in stored.indices { stored[i].withUnsafeMutableBytes { $0[0] = 0xA7 } }
+        let index = Self.index(stored)
+        for (position, rpi) in stored.enumerated() {
+            var positions: [Int] = []
+            index.forEachPosition(of: rpi) { positions.append($0) }
+            #expect(positions == [position])
+        }
+        var absent = Self.randomRPIs(1, seed: 13)[0]
+        absent.withUnsafeMutableBytes { $0[0] = 0xA7 }
+        var found = 0
+        index.forEachPosition(of: absent) { _ in found += 1 }
+        #expect(found == 0)
+        #expect(index.byteCount - index.filters.byteCount == 300 * 20 + (512 + 1) * 4)
+        let large = Self.index(Self.randomRPIs(40_000, seed: 14))
+        #expect(large.byteCount - large.filters.byteCount == 40_000 * 20 + 65_537 * 4)
+    }
+
     @Test func everySightingOfARepeatedRPIIsFound() {
         var stored = Self.randomRPIs(500, seed: 8)
         let repeated = stored[42]

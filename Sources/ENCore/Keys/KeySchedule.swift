@@ -49,8 +49,11 @@ public final class KeySchedule {
         case inner, outer
     }
 
-    /// Days of PaddedData kept: a 14-day export's keys, in any order, find the blocks of their day written.
-    static let paddedDays = 16
+    /// Days of PaddedData kept by default: a 14-day export's keys, in any order, find the blocks of their day
+    /// written. 37 KB; a microcontroller that matches one day's keys keeps one (Tools/build-mcu).
+    public static let paddedDays = 16
+    /// `paddedDays` of this instance, less one: a power of two less one, the mask that picks a day's set.
+    private let paddedDayMask: Int
 
     /// The blocks, the states, what each day of PaddedData holds, the PaddedData and 144 RPIs: one allocation
     /// for everything a key reads and writes.
@@ -77,12 +80,16 @@ public final class KeySchedule {
     private let prefixHead: UInt64
     private let prefixTail: UInt32
 
-    public init() throws(CryptoError) {
+    /// `paddedDays`: the sets of PaddedData kept (a power of two); keys of more days than that, interleaved,
+    /// rewrite their day's set more often, with the same RPIs.
+    public init(paddedDays: Int = KeySchedule.paddedDays) throws(CryptoError) {
+        precondition(paddedDays > 0 && paddedDays & (paddedDays - 1) == 0, "paddedDays must be a power of two")
+        paddedDayMask = paddedDays - 1
         let stateStride = MemoryLayout<SHA256_CTX>.stride
         statesOffset = Block.allCases.count * 64
         let intervalsOffset = statesOffset + State.allCases.count * stateStride
-        let paddedOffset = (intervalsOffset + Self.paddedDays * 8 + 63) / 64 * 64
-        memoryBytes = paddedOffset + (Self.paddedDays + 1) * Self.maxBatch * 16
+        let paddedOffset = (intervalsOffset + paddedDays * 8 + 63) / 64 * 64
+        memoryBytes = paddedOffset + (paddedDays + 1) * Self.maxBatch * 16
         guard let ecbCipher = EVP_CIPHER_fetch(nil, "AES-128-ECB", nil) else { throw .openSSL("EVP_CIPHER_fetch(AES-128-ECB)") }
         let ecb = UnsafeMutablePointer<enb_provider_cipher>.allocate(capacity: 1)
         guard enb_provider_cipher_open(ecbCipher, "AES-128-ECB", ecb) == 1 else {
@@ -106,9 +113,9 @@ public final class KeySchedule {
         memory.initializeMemory(as: UInt8.self, repeating: 0, count: paddedOffset)
         (memory + statesOffset).bindMemory(to: SHA256_CTX.self, capacity: State.allCases.count)
         // Zero: every set is empty.
-        paddedIntervals = (memory + intervalsOffset).bindMemory(to: UInt32.self, capacity: 2 * Self.paddedDays)
+        paddedIntervals = (memory + intervalsOffset).bindMemory(to: UInt32.self, capacity: 2 * paddedDays)
         padded = memory + paddedOffset
-        rpis = padded + Self.paddedDays * Self.maxBatch * 16
+        rpis = padded + paddedDays * Self.maxBatch * 16
         (prefixHead, prefixTail) = Self.paddedDataPrefix.withUnsafeBytes {
             ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         }
@@ -216,7 +223,7 @@ public final class KeySchedule {
     @usableFromInline @_optimize(speed)
     func deriveRPIs(rpik: Bytes16, from start: ENIntervalNumber, count: Int) -> UnsafeRawBufferPointer {
         precondition(count >= 1 && count <= Self.maxBatch, "RPI batch size must be 1...144")
-        let day = Int(start.value / ENIntervalNumber.intervalsPerDay) & (Self.paddedDays &- 1)
+        let day = Int(start.value / ENIntervalNumber.intervalsPerDay) & paddedDayMask
         let blocks = padded + day &* Self.maxBatch &* 16
         if paddedIntervals[2 &* day] != start.value || paddedIntervals[2 &* day &+ 1] < UInt32(count) {
             for j in 0..<count {

@@ -58,7 +58,10 @@ public final class KeyMatcher {
             guard sighting.firstSeen >= horizon && sighting.firstSeen < latest, let seen = sighting.interval else { return nil }
             return (rpi: sighting.rpi, position: position, interval: seen)
         }, toleranceIntervals: rules.toleranceIntervals)
+        // Sized once: growing by doubling rehashes each table into the next, and on a microcontroller the tables
+        // left behind stay as gaps in its heap.
         var first: [Bytes16: Int64] = [:]
+        first.reserveCapacity(sightings.count)
         for s in sightings { first[s.rpi] = min(first[s.rpi] ?? .max, s.firstSeen) }
         firstSeenByRPI = first
     }

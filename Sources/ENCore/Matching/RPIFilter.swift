@@ -57,31 +57,26 @@ public struct RPIFilter: @unchecked Sendable {
     /// The complements of the bit pairs, shared by every filter: entries 0…255 (for byte 8) clear two
     /// bits of the low half, entries 256…511 (for byte 9) two bits of the high half, so a pattern always
     /// has four bits. A fixed seed: the same sightings always build the same filter, so a measured rate
-    /// can be reproduced.
-    static let inversePatterns: [UInt64] = {
-        var rng = SplitMix64(seed: 0x5EED_F117_E4B1_7500)
-        var inversePatterns = [UInt64](repeating: 0, count: 2 * patternsPerHalf)
-        for i in inversePatterns.indices {
-            let half: UInt64 = i < patternsPerHalf ? 0 : 32
-            var pair: UInt64 = 0
-            while pair.nonzeroBitCount < 2 { pair |= 1 &<< (half + (rng.next() & 31)) }
-            inversePatterns[i] = ~pair
-        }
-        return inversePatterns
-    }()
-
-    /// `inversePatterns` in memory that is never freed (4 KiB, once per process), for the filters' plain pointers.
+    /// can be reproduced. Made straight into memory that is never freed (4 KiB, once per process), for the
+    /// filters' plain pointers: no array of them is kept beside it (4 KiB more of a wristband's RAM).
     struct PatternTable: @unchecked Sendable {
         let pointer: UnsafePointer<UInt64>
     }
     static let patternTable: PatternTable = {
-        let table = UnsafeMutablePointer<UInt64>.allocate(capacity: inversePatterns.count)
-        table.initialize(from: inversePatterns, count: inversePatterns.count)
+        let count = 2 * patternsPerHalf
+        let table = UnsafeMutablePointer<UInt64>.allocate(capacity: count)
+        var rng = SplitMix64(seed: 0x5EED_F117_E4B1_7500)
+        for i in 0..<count {
+            let half: UInt64 = i < patternsPerHalf ? 0 : 32
+            var pair: UInt64 = 0
+            while pair.nonzeroBitCount < 2 { pair |= 1 &<< (half + (rng.next() & 31)) }
+            (table + i).initialize(to: ~pair)
+        }
         return PatternTable(pointer: table)
     }()
 
-    /// Memory held by the pattern tables, once for all filters.
-    public static var patternByteCount: Int { inversePatterns.count * 8 }
+    /// Memory held by the pattern table, once for all filters.
+    public static var patternByteCount: Int { 2 * patternsPerHalf * 8 }
 
     /// Memory held by this filter's words.
     public var byteCount: Int { storage.count * 8 }

@@ -1,13 +1,17 @@
 /// The stored RPIs in two stages: filters by day (`RPIFiltersByDay`) that rule out almost every RPI a key
-/// derives, and for the few they let through, the RPIs sorted, with a 65,536-entry table from each 16-bit
-/// prefix to its run in the sorted array (one table read and a few 16-byte compares). Built once per
+/// derives, and for the few they let through, the RPIs sorted, with a table from each prefix of their leading
+/// bits to its run in the sorted array (one table read and a few 16-byte compares). The prefix has as many bits
+/// as give every RPI a bucket of its own on average, 8 to 16: 65,536 entries (256 KB) from 32,769 RPIs on, as a
+/// badge's fortnight of sightings needs, and 2 KB for a wristband's day of a few hundred. Built once per
 /// matching pass from the sightings; the diagnosis keys stream past it.
 public struct RPIIndex: Sendable {
     /// Sorted RPIs and, in the same order, the position of their sighting in the caller's list.
     private let rpis: [Bytes16]
     private let positions: [UInt32]
-    /// `starts[p] ..< starts[p + 1]` is the run of RPIs whose first two bytes are `p`.
+    /// `starts[p] ..< starts[p + 1]` is the run of RPIs whose leading bits are `p`: their first two bytes, shifted
+    /// right by `prefixShift`.
     private let starts: [UInt32]
+    private let prefixShift: Int
     public let filters: RPIFiltersByDay
 
     public var count: Int { rpis.count }
@@ -27,10 +31,14 @@ public struct RPIIndex: Sendable {
         }
         rpis = pairs.map { $0.rpi }
         positions = pairs.map { $0.position }
-        var starts = [UInt32](repeating: 0, count: 65_537)
-        for p in pairs { starts[Int(p.prefix) + 1] += 1 }
+        var bits = 8
+        while bits < 16 && 1 << bits < pairs.count { bits += 1 }
+        let shift = 16 - bits
+        var starts = [UInt32](repeating: 0, count: (1 << bits) + 1)
+        for p in pairs { starts[Int(p.prefix) >> shift + 1] += 1 }
         for i in 1..<starts.count { starts[i] += starts[i - 1] }
         self.starts = starts
+        prefixShift = shift
         filters = RPIFiltersByDay(pairs.lazy.map { (rpi: $0.rpi, interval: $0.interval) },
                                   toleranceIntervals: toleranceIntervals)
     }
@@ -65,7 +73,7 @@ public struct RPIIndex: Sendable {
     /// Calls `found` with the position of every stored sighting of `rpi`.
     @inline(__always)
     public func forEachPosition(of rpi: Bytes16, _ found: (Int) -> Void) {
-        let p = Int(rpi.prefix16)
+        let p = Int(rpi.prefix16) &>> prefixShift
         var i = Int(starts[p])
         let end = Int(starts[p + 1])
         while i < end {
