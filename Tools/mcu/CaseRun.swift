@@ -16,6 +16,8 @@ struct CaseRun {
     private var matchStack = 0
     /// The heap in use after the last key of a matcher case: the sightings, the matcher and the key schedule.
     private var matchHeap = 0
+    /// The risk configurations in force and the scoring cases checked under them.
+    private var risk = RiskCases()
 
     init(schedule: KeySchedule) { self.schedule = schedule }
 
@@ -79,6 +81,14 @@ struct CaseRun {
             record(matchedKeys == wantKeys && hits == wantHits,
                    "matcher: \(matchedKeys) keys matched with \(hits) hits, expected \(wantKeys) with \(wantHits)")
             (matcherNow, matcher, sightings, matchedKeys, hits) = (nil, nil, [], 0, 0)
+        case ("riskv1", 6):
+            return risk.configureV1(f)
+        case ("riskv2", 6):
+            return risk.configureV2(f)
+        case ("exposures1", 6):
+            return record(risk.checkV1(f))
+        case ("windows2", 5):
+            return record(risk.checkV2(f))
         default:
             return "unknown case \(kind) with \(f.count) fields"
         }
@@ -92,6 +102,17 @@ struct CaseRun {
 
     private func rpi(_ tek: Bytes16, _ interval: UInt32) -> Bytes16 {
         schedule.rpi(rpik: schedule.rpik(tek), interval: ENIntervalNumber(interval))
+    }
+
+    /// Records a scoring case's result; a description of what is wrong with its line, or nil.
+    private mutating func record(_ checked: Result<(Bool, String), CaseLineError>) -> String? {
+        switch checked {
+        case .success(let (ok, what)):
+            record(ok, what)
+            return nil
+        case .failure(let error):
+            return error.description
+        }
     }
 
     private mutating func record(_ ok: Bool, _ what: String) {
@@ -112,5 +133,8 @@ struct CaseRun {
         print("figure heap-peak-bytes \(mcu_heap_peak())")
         print("figure match-heap-in-use-bytes \(matchHeap)")
         print("figure static-ram-bytes \(mcu_static_ram())")
+        print("figure risk-cases \(risk.cases)")
+        print("figure risk-ticks \(risk.ticks)")
+        print("figure risk-stack-bytes \(risk.stack)")
     }
 }

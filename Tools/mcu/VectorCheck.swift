@@ -16,6 +16,12 @@ import CMCU
 ///     sighting RPI AEM FIRST-SEEN RSSI       one sighting of the case
 ///     key TEK ROLLING-START ROLLING-PERIOD   one diagnosis key, matched against the case's sightings as it is read
 ///     matches KEYS HITS                      the case's keys that matched and their hits, summed
+///     riskv1 MINIMUM T0,T1 ATT DAYS DUR TRL  the v1 configuration of the exposures1 lines that follow
+///     exposures1 START TRL TYPE DAY SIGHTINGS EXPOSURES   one matched key's v1 exposures, scored
+///     riskv2 T0,T1,T2 WA WR WS WH MINIMUM    the v2 configuration of the windows2 lines that follow
+///     windows2 TYPE ONSET SIGHTINGS WINDOWS SUMMARIES     one matched key's v2 windows and daily summaries
+///
+/// (the scoring lines' fields are described in RiskCases.swift; Tools/mcu/risk_cases.py writes them.)
 ///
 /// The keys of a matcher case are streamed, as a wristband would take them from a hub: RAM holds the sightings,
 /// the matcher's index and the key schedule, never the batch of keys.

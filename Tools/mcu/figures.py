@@ -17,7 +17,7 @@ import sys
 FLASH_SECTIONS = (".text", ".rodata", ".ARM.exidx", ".ARM.extab", ".init_array", ".preinit_array", ".fini_array",
                   ".swift_modhash", ".data")
 BUDGET_FLASH, BUDGET_RAM, BUDGET_STACK = 256 * 1024, 64 * 1024, 4 * 1024
-TEST_PROGRAM = re.compile(r"(VectorCheck|CaseRun|LineReader)")
+TEST_PROGRAM = re.compile(r"(VectorCheck|CaseRun|LineReader|RiskCases|CaseLineError)")
 
 
 def section_sizes(image):
@@ -114,7 +114,8 @@ def main():
     static, heap, stack = figures["static-ram-bytes"], figures["heap-peak-bytes"], figures["stack-peak-bytes"]
     ram = static + heap + stack
     print(f"RAM: {ram:,} bytes ({kb(ram)}): data+bss {static:,}, heap peak {heap:,}, stack peak {stack:,} "
-          f"(of {figures['stack-size-bytes']:,} painted), while matching {figures['keys']} keys; {verdict(ram, BUDGET_RAM)}")
+          f"(of {figures['stack-size-bytes']:,} painted), over the run (matching {figures['keys']} keys, then "
+          f"{figures.get('risk-cases', 0)} risk-scoring cases); {verdict(ram, BUDGET_RAM)}")
     print(f"  of the heap, in use while keys were matched (sightings, matcher, key schedule; newlib's mallinfo): "
           f"{figures['match-heap-in-use-bytes']:,}; the rest of the peak is the matcher's construction (its sorted "
           f"copy of the sightings' RPIs) and what malloc's first fit leaves between blocks")
@@ -126,6 +127,12 @@ def main():
         print(f"instructions per TEK matched: {per_key:,.0f} (HKDF for the RPIK, AES key expansion, 144 blocks, the "
               f"filter and index lookups; {figures['keys']} keys, timer calibrated at {per_tick:.1f} instructions a tick "
               f"under -icount shift=0; instructions, not cycles)")
+    if figures.get("risk-cases"):
+        per_case = figures["risk-ticks"] * per_tick / figures["risk-cases"]
+        print(f"risk scoring: {figures['risk-cases']} cases (v1 exposures and scores; v2 windows, scores and daily "
+              f"summaries), deepest stack {figures['risk-stack-bytes']:,} bytes from the stack's top "
+              f"(of {figures['stack-size-bytes']:,} painted), {per_case:,.0f} instructions a case "
+              f"(one key, 1 to 24 sightings; the scoring calls only, not the parsing of the case line)")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ test vectors (Tests/Fixtures/gaen/test_vectors.json):
   random) and a batch of diagnosis keys (random TEKs of the same day, the vectors' TEK among them), streamed to
   the matcher; exactly the vectors' key matches, with one hit for each of its three sightings. Random TEKs match
   nothing (a chance of about 2^-128 * keys * RPIs); a broken HKDF, AES or index matches nothing and fails.
+- the risk-scoring cases of risk_cases.py (v1 exposures and scores, v2 windows and daily summaries), whose
+  expected values that script computes from the published rules.
 
 Usage: vectors.py TEST_VECTORS_JSON [--keys N] > cases.txt
 """
@@ -16,6 +18,8 @@ import argparse
 import json
 import random
 import sys
+
+import risk_cases
 
 FLAGS = "02011a"           # length 2, Flags, LE General Discoverable | simultaneous LE/BR-EDR bits
 UUID_LIST = "03036ffd"     # length 3, Complete List of 16-bit UUIDs, 0xFD6F little-endian
@@ -60,6 +64,7 @@ def main():
         key = tek if i == position else rng.randbytes(16).hex()
         out.append(f"key {key} {start} 144")
     out.append(f"matches 1 {len(seen)}")
+    out += risk_cases.lines()
     sys.stdout.write("\n".join(out) + "\n")
 
 
