@@ -106,6 +106,42 @@ struct ControllerDriverFaultTests {
         h.expectNoLinkableBroadcasts()
     }
 
+    /// The commands of initialisation and of putting the goal on air: each may be the one a slow controller
+    /// answers late.
+    static let slowAnswerOpcodes: [Opcode] = initialisationOpcodes + [
+        LESetRandomAddressCommand.opcode, LESetAdvertisingParametersCommand.opcode, LESetAdvertisingDataCommand.opcode,
+        LESetScanParametersCommand.opcode,
+    ]
+
+    @Test("a slow controller: one answer arrives after the timeout; reset on the same link, advertising and scanning back",
+          arguments: slowAnswerOpcodes)
+    func answerAfterTheTimeout(opcode: Opcode) throws {
+        // Seen on an emulated Raspberry Pi 3 under load: a command timed out, the driver re-initialised, the
+        // badge advertised again but heard nothing. A controller that is slow rather than silent answers the
+        // abandoned command in the middle of the re-initialisation, with an opcode the new sequence may reuse.
+        let h = DriverHarness()
+        var delayed = false
+        h.tap.rewrite = { [unowned h] packet in
+            guard !delayed, case .commandComplete(let c)? = packet.event, c.opcode == opcode else { return [packet] }
+            delayed = true
+            h.loop.schedule(after: DriverSettings().commandTimeout + .milliseconds(1)) { h.tap.links.last?.inject(packet) }
+            return []
+        }
+        h.gaen.start()
+        h.rotate()
+        h.gaen.scanning = true
+        try #require(h.run(until: { delayed && h.driver.counters.commandTimeouts == 1 }, within: .seconds(5)) != nil)
+        let start = h.loop.now
+        try #require(h.expectRecovery(after: start) != nil)
+        #expect(h.controller.state.isScanning, "scanning back on after the late answer")
+        // A command of the first initialisation: that one never completed, the second did.
+        #expect(h.driver.counters.initializations == (initialisationOpcodes.contains(opcode) ? 1 : 2))
+        #expect(h.tap.links.count == 1)
+        // Still so once everything in flight has settled.
+        _ = h.run(until: { false }, within: .seconds(10))
+        #expect(h.controllerMatchesGoal, "phase \(h.driver.phase), counters \(h.driver.counters)")
+    }
+
     @Test("the reset is lost too: second timeout, reconnect, the same goal back within 5 s")
     func silentThroughTheReset() throws {
         let h = DriverHarness()
