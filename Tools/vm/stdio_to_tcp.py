@@ -23,15 +23,14 @@ def main() -> int:
     selector = selectors.DefaultSelector()
     selector.register(0, selectors.EVENT_READ, "guest")
     selector.register(upstream, selectors.EVENT_READ, "host")
-    guest_open, host_open = True, True
-    while guest_open or host_open:
+    # Until the server closes: the guest's end of request only half-closes the server's side.
+    while True:
         for key, _ in selector.select():
             if key.data == "guest":
                 data = os.read(0, 65536)
                 if data:
                     upstream.sendall(data)
                 else:
-                    guest_open = False
                     selector.unregister(0)
                     upstream.shutdown(socket.SHUT_WR)
             else:
@@ -43,7 +42,6 @@ def main() -> int:
                 else:
                     # The server is done: the guest's connection ends with it (stdout is that socket).
                     return 0
-    return 0
 
 
 if __name__ == "__main__":
