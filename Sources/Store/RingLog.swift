@@ -72,8 +72,7 @@ public final class RingLog {
     private var nextSequence: UInt32
 
     /// Opens the log in `directory` (created 0700 if missing), recovering from whatever a crash left.
-    public init(directory: String, settings: Settings = Settings(),
-                fileSystem: any FileSystem = PosixFileSystem()) throws(SystemError) {
+    public init(directory: String, settings: Settings = Settings(), fileSystem: any FileSystem) throws(SystemError) {
         precondition(settings.segmentBytes > 0 && settings.byteBudget >= 2 * settings.segmentBytes,
                      "the byte budget must hold at least two segments")
         self.directory = directory

@@ -31,9 +31,9 @@ public final class SightingStore {
     /// Sightings first seen before this (Unix seconds) are expired; `.min` until `prune(now:)` is called.
     public private(set) var retentionCutoff: Int64 = .min
 
-    /// Opens (creating if need be) the store under `dataDirectory`, recovering from any crash.
-    public init(dataDirectory: String, settings: Settings = Settings(),
-                fileSystem: any FileSystem = PosixFileSystem()) throws(SystemError) {
+    /// Opens (creating if need be) the store under `dataDirectory` on `fileSystem`, recovering from any crash.
+    /// (On Linux, `init(dataDirectory:settings:)` opens it on the kernel's file system.)
+    public init(dataDirectory: String, settings: Settings = Settings(), fileSystem: any FileSystem) throws(SystemError) {
         self.settings = settings
         log = try RingLog(directory: dataDirectory + "/" + Self.folderName, settings: settings.log,
                           fileSystem: fileSystem)

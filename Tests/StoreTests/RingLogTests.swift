@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 @testable import Store
+import SystemIO
 
 @Suite struct RingLogTests {
     private func records(in log: RingLog, order: ReadOrder = .oldestFirst, notBefore cutoff: Int64 = .min) throws
@@ -12,7 +13,8 @@ import TestSupport
 
     @Test func recordsComeBackWithConsecutiveSequenceNumbersAcrossSegments() throws {
         let dir = TemporaryDirectory()
-        let log = try RingLog(directory: dir.path + "/log", settings: .init(byteBudget: 1 << 20, segmentBytes: 100))
+        let log = try RingLog(directory: dir.path + "/log", settings: .init(byteBudget: 1 << 20, segmentBytes: 100),
+                              fileSystem: PosixFileSystem())
         for time in 0..<20 {
             try log.append([RingLog.NewRecord(time: Int64(time), payload: [UInt8](repeating: UInt8(time), count: 30))])
         }

@@ -1,4 +1,5 @@
 import CMCU
+import ENCore
 
 /// The cases of one case file, checked one line at a time (the format is in VectorCheck.swift).
 struct CaseRun {
@@ -18,6 +19,8 @@ struct CaseRun {
     private var matchHeap = 0
     /// The risk configurations in force and the scoring cases checked under them.
     private var risk = RiskCases()
+    /// The sighting store's cases, on the flash part.
+    private var store = StoreCases()
 
     init(schedule: KeySchedule) { self.schedule = schedule }
 
@@ -89,6 +92,16 @@ struct CaseRun {
             return record(risk.checkV1(f))
         case ("windows2", 5):
             return record(risk.checkV2(f))
+        case ("storefill", 4):
+            return record(store.fill(f))
+        case ("storecut", 3):
+            switch store.cut(f) {
+            case .success(let (passedCuts, failedCuts)):
+                passed += passedCuts
+                failed += failedCuts
+            case .failure(let error):
+                return error.description
+            }
         default:
             return "unknown case \(kind) with \(f.count) fields"
         }
@@ -136,5 +149,11 @@ struct CaseRun {
         print("figure risk-cases \(risk.cases)")
         print("figure risk-ticks \(risk.ticks)")
         print("figure risk-stack-bytes \(risk.stack)")
+        print("figure store-cases \(store.cases)")
+        print("figure store-cuts \(store.cuts)")
+        print("figure store-stack-bytes \(store.stack)")
+        print("figure store-heap-in-use-bytes \(store.heapInUse)")
+        print("figure flash-erases \(mcu_flash_erases())")
+        print("figure flash-programs \(mcu_flash_programs())")
     }
 }

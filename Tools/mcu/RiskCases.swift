@@ -5,6 +5,7 @@
 ///
 /// Scores and weights are written in thousandths, so the image parses no floating-point text.
 import CMCU
+import ENCore
 
 struct RiskCases {
     private var v1: ExposureConfigurationV1?

@@ -1,4 +1,5 @@
 import CMCU
+import ENCore
 
 /// The microcontroller test image's program: reads a case file from the host through semihosting (its path is
 /// the command line QEMU passes with -append), checks each case against the core compiled into the image, and
@@ -20,8 +21,11 @@ import CMCU
 ///     exposures1 START TRL TYPE DAY SIGHTINGS EXPOSURES   one matched key's v1 exposures, scored
 ///     riskv2 T0,T1,T2 WA WR WS WH MINIMUM    the v2 configuration of the windows2 lines that follow
 ///     windows2 TYPE ONSET SIGHTINGS WINDOWS SUMMARIES     one matched key's v2 windows and daily summaries
+///     storefill BATCH FLUSHES SEGMENTS SIGHTINGS          the sighting store on the flash part after FLUSHES flushes
+///     storecut SEED FLUSHES MOST                          a flush cut by the power at each of its flash operations
 ///
-/// (the scoring lines' fields are described in RiskCases.swift; Tools/mcu/risk_cases.py writes them.)
+/// (the scoring lines' fields are described in RiskCases.swift, the store's in StoreCases.swift;
+/// Tools/mcu/risk_cases.py and store_cases.py write them.)
 ///
 /// The keys of a matcher case are streamed, as a wristband would take them from a hub: RAM holds the sightings,
 /// the matcher's index and the key schedule, never the batch of keys.

@@ -10,7 +10,9 @@ test vectors (Tests/Fixtures/gaen/test_vectors.json):
   the matcher; exactly the vectors' key matches, with one hit for each of its three sightings. Random TEKs match
   nothing (a chance of about 2^-128 * keys * RPIs); a broken HKDF, AES or index matches nothing and fails.
 - the risk-scoring cases of risk_cases.py (v1 exposures and scores, v2 windows and daily summaries), whose
-  expected values that script computes from the published rules.
+  expected values that script computes from the published rules;
+- the sighting store's cases of store_cases.py, on the image's flash part (a fill, and power cuts at every flash
+  operation of a flush).
 
 Usage: vectors.py TEST_VECTORS_JSON [--keys N] > cases.txt
 """
@@ -20,6 +22,7 @@ import random
 import sys
 
 import risk_cases
+import store_cases
 
 FLAGS = "02011a"           # length 2, Flags, LE General Discoverable | simultaneous LE/BR-EDR bits
 UUID_LIST = "03036ffd"     # length 3, Complete List of 16-bit UUIDs, 0xFD6F little-endian
@@ -65,6 +68,7 @@ def main():
         out.append(f"key {key} {start} 144")
     out.append(f"matches 1 {len(seen)}")
     out += risk_cases.lines()
+    out += store_cases.lines()
     sys.stdout.write("\n".join(out) + "\n")
 
 

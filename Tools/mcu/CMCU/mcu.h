@@ -33,4 +33,30 @@ size_t mcu_heap_size(void);
 size_t mcu_heap_in_use(void);
 // .data + .bss.
 size_t mcu_static_ram(void);
+
+// The flash part the sighting store is kept in (../nor_flash.c, a model in PSRAM): MCU_FLASH_PAGES pages of
+// MCU_FLASH_PAGE_BYTES, erased to 0xFF, programmed an aligned 32-bit word at a time (bits 1 to 0 only), each word
+// at most MCU_FLASH_PROGRAMS_PER_WORD times between erases.
+enum { MCU_FLASH_PAGE_BYTES = 4096, MCU_FLASH_PAGES = 16, MCU_FLASH_PROGRAMS_PER_WORD = 2 };
+// Reads are memory-mapped, as on the part.
+const uint8_t *mcu_flash_memory(void);
+// 0, or -1: the power is off, the page is out of range.
+int mcu_flash_erase(uint32_t page);
+// ANDs `word` into the word at `address` (a byte offset in the part): 0, or -1: the power is off, the address is
+// not aligned or out of range, the word was programmed too often since its page's erase.
+int mcu_flash_program(uint32_t address, uint32_t word);
+// A part as it leaves the factory: every page erased, no cut armed, powered.
+void mcu_flash_new_part(void);
+// Keeps a copy of the part's state (its bytes and its words' program counts), and puts it back (powered, no
+// cut armed): the state before an operation, for cutting that operation at each of its steps in turn.
+void mcu_flash_save(void);
+void mcu_flash_restore(void);
+// A power cut: the `operations`-th operation from now is interrupted halfway (a program: its word's low half
+// programmed; an erase: its page's first half erased) and fails, and so does every later one until power_on.
+void mcu_flash_cut_after(uint32_t operations);
+void mcu_flash_power_on(void);
+// Operations done since reset: pages erased, words programmed, operations refused (no power, a broken rule).
+uint32_t mcu_flash_erases(void);
+uint32_t mcu_flash_programs(void);
+uint32_t mcu_flash_refusals(void);
 #endif
