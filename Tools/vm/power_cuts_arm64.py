@@ -141,7 +141,8 @@ def build_initramfs(runner, path: str, kernel_root: str, release: str, busybox: 
         names.append(os.path.basename(module))
         with open(module, "rb") as f:
             archive.file(f"modules/{names[-1]}", f.read(), 0o644)
-    archive.file("init", runner.INIT.format(modules=" ".join(names), work=work, finish=runner.RUN_PLAN.format(work=work),
-                                            uncover=runner.uncover(["/tmp", "/run"], work, remount_work=False)).encode())
+    init = runner.INIT.format(modules=" ".join(names), work=work, finish=runner.RUN_PLAN.format(work=work),
+                              uncover=runner.uncover(["/tmp", "/run"], work, remount_work=False))
+    archive.file("init", init.encode())
     with gzip.open(path, "wb", compresslevel=1) as f:
         f.write(archive.finish())
