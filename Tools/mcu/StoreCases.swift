@@ -79,7 +79,7 @@ struct StoreCases {
         let what = "storecut \(seed) \(flushes) \(most)"
         mcu_flash_new_part()
         let made = CaseSightings(seed: seed)
-        var sizes = CaseRandom(seed: ~seed)
+        var sizes = SplitMix64(seed: ~seed)
         var appended = 0
         let before: ReadBack
         do throws(SystemError) {
@@ -185,7 +185,7 @@ struct CaseSightings {
     let seed: UInt64
 
     func sighting(_ index: Int) -> Sighting {
-        var random = CaseRandom(seed: seed &* 0x1_0000_0001 &+ UInt64(index))
+        var random = SplitMix64(seed: seed &* 0x1_0000_0001 &+ UInt64(index))
         var bytes: [UInt8] = [UInt8(truncatingIfNeeded: index), UInt8(truncatingIfNeeded: index >> 8),
                               UInt8(truncatingIfNeeded: index >> 16), UInt8(truncatingIfNeeded: index >> 24)]
         let words = (random.next(), random.next())
@@ -213,20 +213,5 @@ struct CaseSightings {
             return .proceed
         }
         return result
-    }
-}
-
-/// The cases' sightings, from a seed (SplitMix64): the same seed, the same sightings, on any machine.
-struct CaseRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
