@@ -70,7 +70,7 @@ final class FlashFileSystem: FileSystem {
             try relocate(index, keeping: 0, then: bytes)
         } else {
             let page = try takePage(path)
-            try writeHeader(page, name: name, generation: 0, data: bytes, path: path)
+            try writePage(page, name: name, generation: 0, data: bytes, path: path)
             files.append(File(name: name, page: page, generation: 0, committed: bytes.count, written: bytes.count,
                               programmedEnd: bytes.count, nextLengthSlot: bytes.isEmpty ? 0 : 1))
         }
@@ -95,7 +95,7 @@ final class FlashFileSystem: FileSystem {
         let name = try fileName(path)
         guard !files.contains(where: { $0.name == name }) else { throw SystemError(call: "open", path: path, code: EEXIST) }
         let page = try takePage(path)
-        try writeHeader(page, name: name, generation: 0, data: [], path: path)
+        try writePage(page, name: name, generation: 0, data: [], path: path)
         files.append(File(name: name, page: page, generation: 0, committed: 0, written: 0, programmedEnd: 0,
                           nextLengthSlot: 0))
     }
@@ -216,8 +216,8 @@ final class FlashFileSystem: FileSystem {
         return page
     }
 
-    /// Writes a page's data, its length word and its header, the state word last.
-    private func writeHeader(_ page: Int, name: String, generation: UInt32, data: [UInt8], path: String) throws(SystemError) {
+    /// Writes a fresh page: its data, its length word, then its header, the state word last.
+    private func writePage(_ page: Int, name: String, generation: UInt32, data: [UInt8], path: String) throws(SystemError) {
         let nameBytes = Array(name.utf8)
         if !data.isEmpty {
             // A short file is padded to a word: the 4-byte rule is the driver's, not its callers'.
@@ -239,7 +239,7 @@ final class FlashFileSystem: FileSystem {
         let start = file.page * FlashPage.bytes + FlashPage.dataOffset
         let data = [UInt8](UnsafeBufferPointer(start: flash + start, count: keeping)) + more
         let page = try takePage(path)
-        try writeHeader(page, name: file.name, generation: file.generation &+ 1, data: data, path: path)
+        try writePage(page, name: file.name, generation: file.generation &+ 1, data: data, path: path)
         files[index] = File(name: file.name, page: page, generation: file.generation &+ 1, committed: data.count,
                             written: data.count, programmedEnd: data.count, nextLengthSlot: data.isEmpty ? 0 : 1)
         try retire(file.page, path: path)

@@ -87,13 +87,20 @@ def unpacked(runner, deb: str, name: str) -> str:
     return root
 
 
-def libraries(enbeacon: str) -> dict[str, str]:
+def libraries(enbeacon: str, also: tuple[str, ...] = ()) -> dict[str, str]:
     """Guest path -> host file: the loader and every library the agent needs (readelf's NEEDED, closed
-    over), from the cross glibc and the board build's arm64 sysroot."""
+    over), from the cross glibc and the board build's arm64 sysroot; `also` names libraries to add with theirs
+    (one the agent loads with dlopen, such as libcurl, which its NEEDED does not name)."""
     sysroot = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(enbeacon))), "sysroot-arm64")
     search = ["/usr/aarch64-linux-gnu/lib", f"{sysroot}/usr/lib/aarch64-linux-gnu", f"{sysroot}/lib/aarch64-linux-gnu"]
     found: dict[str, str] = {"/lib/ld-linux-aarch64.so.1": "/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1"}
     pending = [enbeacon]
+    for name in also:
+        path = next((os.path.join(d, name) for d in search if os.path.exists(os.path.join(d, name))), None)
+        if path is None:
+            raise guest_cases.CaseSkip(f"{name} is in none of {', '.join(search)}")
+        found[f"/lib/{name}"] = os.path.realpath(path)
+        pending.append(path)
     while pending:
         dynamic = subprocess.run(["readelf", "-d", pending.pop()], capture_output=True, text=True).stdout
         for line in dynamic.splitlines():

@@ -90,41 +90,15 @@ def build_root(runner, root: str, enbeacon: str, work: str, debs: list[str], bus
             os.symlink("busybox", link)
     # glibc, the agent's loader and libraries, and libcurl with its own: the agent loads libcurl only when a key
     # sync starts (dlopen), so its NEEDED does not name it, and without it every sync fails before the cursor.
-    sysroot = os.path.join(os.path.dirname(os.path.dirname(enbeacon)), "sysroot-arm64")
-    search = ["/usr/aarch64-linux-gnu/lib", f"{sysroot}/usr/lib/aarch64-linux-gnu", f"{sysroot}/lib/aarch64-linux-gnu"]
-    for name, source in needed_closure(runner, [enbeacon, "libcurl.so.4", "libm.so.6"], search).items():
-        shutil.copy(source, os.path.join(root, "lib", name))
+    try:
+        libraries = arm64_vm.libraries(enbeacon, also=("libcurl.so.4", "libm.so.6"))
+    except arm64_vm.guest_cases.CaseSkip as skip:
+        raise runner.Skip(str(skip))
+    for guest_path, source in libraries.items():
+        shutil.copy(source, os.path.join(root, guest_path.lstrip("/")))
     for program in [os.path.join(root, PYTHON.lstrip("/")), os.path.join(root, "sbin", "e2fsck")]:
         if not os.path.exists(program):
             raise runner.Skip(f"the arm64 root has no {os.path.relpath(program, root)}")
-
-
-def needed_closure(runner, roots: list[str], search: list[str]) -> dict[str, str]:
-    """Library name -> host file, for `roots` (a path, or a library name looked up in `search`) and every library
-    they need (readelf's NEEDED, closed over)."""
-    def find(name: str) -> str:
-        path = next((os.path.join(d, name) for d in search if os.path.exists(os.path.join(d, name))), None)
-        if path is None:
-            raise runner.Skip(f"{name} (for the agent) is in none of {', '.join(search)}")
-        return os.path.realpath(path)
-
-    found: dict[str, str] = {}
-    pending = []
-    for item in roots:
-        if os.sep in item:
-            pending.append(item)
-        else:
-            found[item] = find(item)
-            pending.append(found[item])
-    while pending:
-        dynamic = runner.run(["readelf", "-d", pending.pop()]).stdout
-        for line in dynamic.splitlines():
-            if "(NEEDED)" in line:
-                name = line.split("[", 1)[1].rstrip("]")
-                if name not in found:
-                    found[name] = find(name)
-                    pending.append(found[name])
-    return found
 
 
 def build_initramfs(runner, path: str, kernel_root: str, release: str, busybox: str, work: str) -> None:
