@@ -160,12 +160,13 @@ def serve(args):
     keyserver = KeyServer(clock, faults, [authority], signing_key, args.key_id, args.key_version, args.region,
                           os.path.join(state_dir, "exports"), args.max_keys)
 
+    ports = args.ports or (0, 0, 0)
     services = {
-        "verification": Service("verification", verification.handle, log, faults),
-        "keyserver": Service("keyserver", keyserver.handle, log, faults),
+        "verification": Service("verification", verification.handle, log, faults, ports[0]),
+        "keyserver": Service("keyserver", keyserver.handle, log, faults, ports[1]),
     }
     faults.services = services
-    control = Service("control", Control(clock, faults, log, verification, keyserver).handle)
+    control = Service("control", Control(clock, faults, log, verification, keyserver).handle, port=ports[2])
     vs, ks = services["verification"].url, services["keyserver"].url
     ready = {
         "verification_url": vs,
@@ -255,6 +256,16 @@ def requests(args):
         print(json.dumps(record))
 
 
+def port_triple(text):
+    try:
+        ports = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        ports = ()
+    if len(ports) != 3 or not all(0 < port < 65536 for port in ports):
+        raise argparse.ArgumentTypeError(f"expected three ports, e.g. 47001,47002,47003, not {text!r}")
+    return ports
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -277,6 +288,9 @@ def main(argv):
     run.add_argument("--certificate-lifetime", type=duration, default=15 * 60.0, help="default 15m")
     run.add_argument("--max-keys", type=int, default=30, help="MAX_KEYS_ON_PUBLISH (default 30)")
     run.add_argument("--request-log", help="append one JSON line per request (no bodies) to this file")
+    run.add_argument("--ports", type=port_triple, metavar="V,K,C",
+                     help="listen on these ports (verification, key server, control) instead of bind(0)'s, for a "
+                          "badge configured before the server starts")
     run.add_argument("--seconds", type=float, default=3600.0,
                      help="exit after this many seconds, a safety net for callers that die (default 3600)")
 

@@ -16,10 +16,14 @@ Durability promises read from the agent, and what may legitimately be gone after
     RPI goes on air); gone only if older than 14 days at the check;
   - sightings: those listed by `sightings` (stored and pending) minus `storage`'s pendingSightings read after the
     listing; gone only if older than 14 days at the check (counted by the hour they were first seen);
-  - config: the value `config set` answered for, or, when the cut fell during the set, the old or the new.
+  - config: the value `config set` answered for, or, when the cut fell during the set, the old or the new;
+  - the key share (`DATA/share`, replaced atomically): a whole record, never one torn or mixed, at least as far
+    on as the last state `keys share status` showed (a consent, an outcome, a publication); gone only when all
+    it held had lapsed (14 days).
 """
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -28,11 +32,22 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 
 DAY = 86_400
 RETENTION = 14 * DAY
 INTERVALS_PER_DAY = 144
 MOUNT_OPTIONS = "rw,noatime,commit=30,errors=remount-ro"  # Tools/image/rootfs/etc/fstab's /data
+# The test health authority inside the guest, on loopback: fixed ports, so the badge's configuration, written at
+# the first boot, names them in every later one.
+HA_PORTS = (47001, 47002, 47003)
+HA_API_KEY = "power-cuts-device-key"
+# DATA/share's fields (Sources/KeyShare/ShareRecord.swift); a line with another name is not the agent's.
+SHARE_FIELDS = {"format", "consented_at", "test_type", "test_date", "symptom_onset", "token", "token_expires_at",
+                "publish_after", "certificate", "certificate_expires_at", "secret", "key_starts", "attempts",
+                "retry_at", "last_error", "retry_announced", "revision_token", "published_key_starts", "published_at",
+                "outcome", "outcome_message", "outcome_keys", "outcome_inserted", "outcome_warning"}
+SHARE_KEPT = 14 * DAY  # an outcome is kept this long (ShareOutcome.keptSeconds), a publication a day longer
 
 
 def emit(line: str) -> None:
@@ -48,8 +63,10 @@ class Guest:
         self.data = os.path.join(self.mount, "private", "enbeacon")
         self.config = os.path.join(self.data, "badge", "badge.conf")
         self.board = os.path.join(args.work, "board.conf")
+        self.share_file = os.path.join(self.data, "share")
         self.agent: subprocess.Popen | None = None
         self.agent_runs = 0
+        self.health_authority: subprocess.Popen | None = None
 
     # --- the agent ----------------------------------------------------------------------------------
 
@@ -151,6 +168,74 @@ class Guest:
                 f"keyserver.public_key = {folder}/public.pem\nkeyserver.key_id = enbeacon-test\n"
                 f"keyserver.key_version = v1\n")
 
+    @staticmethod
+    def share_config() -> str:
+        verification, keyserver, _ = HA_PORTS
+        return (f"share.verification_url = http://127.0.0.1:{verification}\nshare.api_key = {HA_API_KEY}\n"
+                f"share.publish_url = http://127.0.0.1:{keyserver}/v1/publish\nshare.health_authority_id = enbeacon-test\n")
+
+    # --- key share: the test health authority on loopback, started at the first share of a boot ---------
+
+    def start_health_authority(self) -> str | None:
+        """None once it listens; else why it cannot (the aarch64 root has no `cryptography`: no shares there)."""
+        if self.health_authority is not None:
+            return None if self.health_authority.poll() is None else "the health authority exited"
+        if not self.args.healthauthority:
+            return "no health authority in this guest"
+        subprocess.run(["ip", "link", "set", "lo", "up"], capture_output=True)
+        state = os.path.join(self.args.work, f"healthauthority-{self.args.cut}")
+        shutil.rmtree(state, ignore_errors=True)
+        log = open(state + ".log", "w")
+        self.health_authority = subprocess.Popen(
+            [sys.executable, self.args.healthauthority, "serve", "--ports", ",".join(map(str, HA_PORTS)),
+             "--api-key", HA_API_KEY, "--state-dir", state, "--seconds", "3600"],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and self.health_authority.poll() is None:
+            if os.path.exists(os.path.join(state, "ready.json")):
+                return None
+            time.sleep(0.2)
+        return f"the health authority did not start: {tail(log.name)}"
+
+    def issue_code(self) -> str:
+        request = urllib.request.Request(f"http://127.0.0.1:{HA_PORTS[2]}/_test/codes", method="POST",
+                                         data=json.dumps({"testType": "confirmed"}).encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=20) as answer:
+            return json.load(answer)["code"]
+
+    def share_status(self) -> dict:
+        answer = self.ctl("keys", "share", "status")
+        if not answer or "phase" not in answer:
+            raise RuntimeError(f"keys share status: {answer}")
+        return answer
+
+    def share(self, rng: random.Random) -> None:
+        """Starts a share when none is under way (a code, `keys share CODE`: its token is stored); moves the clock
+        past the time a pending one is due (it gets its certificate and publishes, each step stored); reports
+        what `keys share status` then shows."""
+        why = self.start_health_authority()
+        if why:
+            emit(f"@@event share-unavailable {json.dumps(why[:200])}")
+            return
+        status = self.share_status()
+        if status.get("consentedAt") is None:
+            code = self.issue_code()
+            emit(f"@@event share-begin {json.dumps({'step': 'verify'})}")
+            answer = self.ctl("keys", "share", code, "--yes", timeout=30)
+        else:
+            due = max(status.get("publishAfter") or 0, status.get("nextAttemptAt") or 0)
+            target = max(due, int(time.time())) + rng.randint(1, 30)
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(target))
+            emit(f"@@event share-begin {json.dumps({'step': 'publish', 'time': target})}")
+            answer = self.ctl("time", "set", stamp)
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and self.share_status()["phase"] in ("waiting", "publishing", "verifying"):
+                time.sleep(0.3)
+        status = self.share_status()
+        emit(f"@@event share-done {json.dumps({'share': share_progress(status), 'phase': status['phase'], 'answer': json.dumps(answer)[:160]})}")
+        self.report(with_keys=True)
+
     def cursor_line(self) -> tuple[str | None, str | None]:
         """The key-sync cursor on disk: (its last_line, a problem with the file or None)."""
         path = os.path.join(self.data, "keysync")
@@ -211,6 +296,7 @@ class Guest:
         subprocess.run(["mount", "-t", "ext4", "-o", MOUNT_OPTIONS, "/dev/vda", self.mount], check=True)
         # As the cut left it: the agent syncs as it starts, and would replace it.
         cursor_on_disk = self.cursor_line()
+        share_on_disk = read_share_record(self.share_file)
 
         # The configuration parses, and holds the value answered for (old or new if the cut fell mid-set).
         config = expect.get("config")
@@ -270,6 +356,26 @@ class Guest:
                     problem = f"the cursor went back from {cursor['line']} to {line}"
             verdict("key-sync-cursor", problem, f"after {line} (last reported {cursor.get('line')})")
 
+        # The key share: a whole record, not behind what `keys share status` showed before the cut.
+        share = expect.get("share")
+        if share is not None:
+            record, damaged = share_on_disk
+            reported = share["progress"]
+            on_disk = record_progress(record) if record is not None else None
+            lapsed = now >= reported + SHARE_KEPT  # what it showed may since have been dropped
+            problem = damaged
+            if not damaged and reported and not lapsed:
+                if on_disk is None:
+                    problem = f"DATA/share is gone (last reported: {share})"
+                elif on_disk < reported:
+                    problem = f"DATA/share went back: its newest moment {on_disk}, {reported} reported ({share})"
+            if not problem and on_disk is not None:
+                seen = share_progress(self.share_status())
+                if seen < on_disk:
+                    problem = f"the agent shows the share at {seen}, DATA/share holds {on_disk}"
+            verdict("key-share", problem, f"newest moment {on_disk} on disk, {reported} reported"
+                    + (f", {record.get('outcome', 'pending')}" if record else ""))
+
         # Sightings: the ones listed before the cut, less those then pending, are still there (hours wholly
         # within retention at this check, first seen no later than the last listing).
         before = expect.get("sightings")
@@ -305,7 +411,8 @@ class Guest:
         """Actions chosen by the cut's seed, until the power goes."""
         config = self.config_value() or "1"
         while True:
-            action = rng.choices(["rollover", "config", "restart", "report", "wait", "sync"], [3, 3, 2, 2, 2, 2])[0]
+            action = rng.choices(["rollover", "config", "restart", "report", "wait", "sync", "share"],
+                                 [3, 3, 2, 2, 2, 2, 2])[0]
             if action == "rollover":
                 # Across UTC midnight: a new day's key, made and made durable at once (the clock jump rotates).
                 now = int(time.time())
@@ -343,8 +450,62 @@ class Guest:
                 answer = self.ctl("sync", "now", timeout=60)
                 cursor, damaged = self.cursor_line()
                 emit(f"@@event sync-done {json.dumps({'cursor': cursor, 'outcome': (answer or {}).get('outcome'), 'damaged': damaged})}")
+            elif action == "share":
+                self.share(rng)
             else:
                 time.sleep(rng.uniform(0.2, 2.0))
+
+
+def read_share_record(path: str) -> tuple[dict | None, str | None]:
+    """DATA/share as the cut left it: (its fields, or None when there is none; a problem, or None). A record is
+    whole when every line is one of the agent's fields and what one part needs is there: a pending share's times,
+    attempts and token or certificate; a certificate's secret, keys and expiry; an outcome's message."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return None, None
+    digest = hashlib.sha256(raw).hexdigest()[:12]
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError:
+        return None, f"DATA/share is not text ({len(raw)} bytes, sha256 {digest})"
+    fields: dict[str, str] = {}
+    for line in text.split("\n")[:-1]:
+        name, space, value = line.partition(" ")
+        if not space or name not in SHARE_FIELDS or (name in fields and name != "outcome_warning"):
+            return None, f"DATA/share has a line that is not the agent's ({len(raw)} bytes, sha256 {digest})"
+        fields[name] = value
+    needs = []
+    if not text.endswith("\n") or fields.get("format") != "1":
+        needs.append("its format line and final line break")
+    if "consented_at" in fields:
+        needs += [f for f in ("test_type", "token_expires_at", "publish_after", "attempts") if f not in fields]
+        if "token" not in fields and "certificate" not in fields:
+            needs.append("a token or a certificate")
+    if "certificate" in fields:
+        needs += [f for f in ("secret", "key_starts", "certificate_expires_at") if f not in fields]
+    if "outcome" in fields and "outcome_message" not in fields:
+        needs.append("outcome_message")
+    if ("published_key_starts" in fields) != ("published_at" in fields):
+        needs.append("published_key_starts with published_at")
+    if needs:
+        return None, f"DATA/share is not whole: it lacks {', '.join(needs)} ({len(raw)} bytes, sha256 {digest})"
+    return fields, None
+
+
+def record_progress(fields: dict) -> int:
+    """How far on a record is: its newest moment (a consent, an outcome, a publication)."""
+    moments = [int(fields.get("consented_at", 0)), int(fields.get("published_at", 0))]
+    if "outcome" in fields:
+        moments.append(int(fields["outcome"].split(" ")[1]))
+    return max(moments)
+
+
+def share_progress(status: dict) -> int:
+    """The same moment from `keys share status --json`."""
+    outcome = status.get("lastOutcome") or {}
+    return max(status.get("consentedAt") or 0, status.get("publishedAt") or 0, outcome.get("at") or 0)
 
 
 def block_sectors_written(device: str = "vda") -> int:
@@ -434,6 +595,7 @@ def main() -> int:
     parser.add_argument("--fresh", action="store_true", help="the disk was just made: nothing to check")
     parser.add_argument("--bench", type=float, help="Tools/bench/flash-writes: run the agent this many seconds")
     parser.add_argument("--check-only", action="store_true", help="check, stop the agent, power off")
+    parser.add_argument("--healthauthority", help="Tools/healthauthority/healthauthority.py, for key shares")
     args = parser.parse_args()
     os.makedirs(args.mount, exist_ok=True)
     guest = Guest(args)
@@ -448,7 +610,7 @@ def main() -> int:
             subprocess.run(["mount", "-t", "ext4", "-o", MOUNT_OPTIONS, "/dev/vda", args.mount], check=True)
             os.makedirs(os.path.dirname(guest.config), mode=0o700, exist_ok=True)
             with open(guest.config, "w") as f:
-                f.write("risk.threshold = 1\n" + guest.keyserver_config())
+                f.write("risk.threshold = 1\n" + guest.keyserver_config() + guest.share_config())
             subprocess.run(["sync"])
             guest.start_agent()
             why = guest.wait_on_air(30)
