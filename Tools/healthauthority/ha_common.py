@@ -17,7 +17,7 @@ import threading
 import time
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 
@@ -167,6 +167,15 @@ def b64url_decode(text):
 
 def _compact(value):
     return json.dumps(value, separators=(",", ":"), sort_keys=False).encode("utf-8")
+
+
+def private_pem(private_key):
+    return private_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                     serialization.NoEncryption())
+
+
+def load_private_pem(data):
+    return serialization.load_pem_private_key(data, password=None)
 
 
 def jwt_sign(private_key, kid, claims):

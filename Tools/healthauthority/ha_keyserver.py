@@ -2,6 +2,7 @@
 the real one does, stores them and releases them in signed exports listed by index.txt (SPEC.md §3, Google's
 layout: `<prefix>/index.txt`, lines `<prefix>/<start>-<end>-00001.zip`, fetched as base URL + line)."""
 
+import copy
 import os
 import threading
 
@@ -105,6 +106,20 @@ class KeyServer:
         return {"key": record["keyBytes"], "transmission_risk": record["transmissionRisk"],
                 "rolling_start": record["rollingStartNumber"], "rolling_period": record["rollingPeriod"],
                 "report_type": record["reportType"], "days_since_onset": record["daysSinceOnset"]}
+
+    def records(self):
+        """What it must keep across a restart (`serve --keep-records`): stored keys, revision tokens, the index."""
+        with self._lock:
+            return {"keys": copy.deepcopy(self._keys), "revisionTokens": copy.deepcopy(self._revision_tokens),
+                    "indexLines": list(self._index_lines), "lastExportEnd": self._last_export_end}
+
+    def restore(self, records):
+        with self._lock:
+            self._keys = records["keys"]
+            self._revision_tokens = records["revisionTokens"]
+            self._index_lines = records["indexLines"]
+            self._last_export_end = records["lastExportEnd"]
+            self._write_index()
 
     def _write_index(self):
         path = os.path.join(self.export_root, self.prefix, "index.txt")

@@ -3,6 +3,7 @@ POST /api/certificate exchanges the token and an ekeyhmac for a certificate the 
 
 import base64
 import binascii
+import copy
 import json
 import re
 import secrets
@@ -106,6 +107,22 @@ class VerificationServer:
             for token in self._tokens.values():
                 token["expired"] = True
             return len(self._tokens)
+
+    def records(self):
+        """What it must keep across a restart (`serve --keep-records`): codes, tokens and both signing keys."""
+        with self._lock:
+            return {"codes": copy.deepcopy(self._codes), "tokens": copy.deepcopy(self._tokens),
+                    "tokenKey": common.private_pem(self._token_key),
+                    "certificateKey": common.private_pem(self.certificate_key)}
+
+    def restore(self, records):
+        with self._lock:
+            self._codes = records["codes"]
+            self._tokens = records["tokens"]
+            self._token_key = common.load_private_pem(records["tokenKey"])
+            self.certificate_key = common.load_private_pem(records["certificateKey"])
+            # The key server holds this dict: updated in place, it checks certificates with the kept key.
+            self.certificate_public_keys[CERTIFICATE_KEY_ID] = self.certificate_key.public_key()
 
     def describe(self):
         with self._lock:

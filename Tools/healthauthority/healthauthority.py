@@ -40,6 +40,7 @@ import ha_common as common  # noqa: E402
 import ha_export as export  # noqa: E402
 from ha_http import Faults, RequestLog, Service, json_response  # noqa: E402
 from ha_keyserver import HealthAuthority, KeyServer  # noqa: E402
+from ha_records import Records  # noqa: E402
 from ha_verification import CodeError, VerificationServer  # noqa: E402
 
 
@@ -145,13 +146,23 @@ def serve(args):
     own_state_dir = args.state_dir is None
     state_dir = tempfile.mkdtemp(prefix="healthauthority-") if own_state_dir else args.state_dir
     os.makedirs(state_dir, exist_ok=True)
+    ready_path = os.path.join(state_dir, "ready.json")
+    if os.path.exists(ready_path):
+        os.remove(ready_path)  # a restart in the same folder: waiters must not take the last server's line
     clock = common.Clock(args.now)
     faults = Faults()
     log = RequestLog(clock, args.request_log)
     verification = VerificationServer(
         clock, faults, api_key=args.api_key or secrets.token_hex(16), issuer=args.issuer,
         audience=args.audience, token_lifetime=args.token_lifetime, certificate_lifetime=args.certificate_lifetime)
-    signing_key = export.load_or_generate_signing_key(args.signing_key)
+    kept_signing_key = os.path.join(state_dir, "export-signing.pem")
+    keep_signing_key = args.keep_records and not args.signing_key
+    signing_key = export.load_or_generate_signing_key(
+        kept_signing_key if keep_signing_key and os.path.exists(kept_signing_key) else args.signing_key)
+    if keep_signing_key:
+        with open(os.open(kept_signing_key + ".new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
+            f.write(common.private_pem(signing_key))
+        os.replace(kept_signing_key + ".new", kept_signing_key)
     public_key_path = os.path.join(state_dir, "export-public.pem")
     with open(public_key_path, "wb") as f:
         f.write(export.public_pem(signing_key))
@@ -160,13 +171,17 @@ def serve(args):
     keyserver = KeyServer(clock, faults, [authority], signing_key, args.key_id, args.key_version, args.region,
                           os.path.join(state_dir, "exports"), args.max_keys)
 
+    records = Records(state_dir, verification, keyserver)
+    kept = records.kept if args.keep_records else (lambda handle: handle)
+    if args.keep_records:
+        records.load()
     ports = args.ports or (0, 0, 0)
     services = {
-        "verification": Service("verification", verification.handle, log, faults, ports[0]),
-        "keyserver": Service("keyserver", keyserver.handle, log, faults, ports[1]),
+        "verification": Service("verification", kept(verification.handle), log, faults, ports[0]),
+        "keyserver": Service("keyserver", kept(keyserver.handle), log, faults, ports[1]),
     }
     faults.services = services
-    control = Service("control", Control(clock, faults, log, verification, keyserver).handle, port=ports[2])
+    control = Service("control", kept(Control(clock, faults, log, verification, keyserver).handle), port=ports[2])
     vs, ks = services["verification"].url, services["keyserver"].url
     ready = {
         "verification_url": vs,
@@ -185,7 +200,7 @@ def serve(args):
         "region": args.region,
         "state_dir": state_dir,
     }
-    with open(os.path.join(state_dir, "ready.json"), "w") as f:
+    with open(ready_path, "w") as f:
         json.dump(ready, f)
     print(json.dumps(ready), flush=True)
     try:
@@ -291,6 +306,9 @@ def main(argv):
     run.add_argument("--ports", type=port_triple, metavar="V,K,C",
                      help="listen on these ports (verification, key server, control) instead of bind(0)'s, for a "
                           "badge configured before the server starts")
+    run.add_argument("--keep-records", action="store_true",
+                     help="keep codes, tokens, signing keys, stored keys and revision tokens in STATE_DIR across "
+                          "restarts (needs --state-dir)")
     run.add_argument("--seconds", type=float, default=3600.0,
                      help="exit after this many seconds, a safety net for callers that die (default 3600)")
 
@@ -349,6 +367,8 @@ def main(argv):
         argv = ["serve", *argv]  # serve is the default command
     args = parser.parse_args(argv)
     if args.command == "serve":
+        if args.keep_records and not args.state_dir:
+            parser.error("--keep-records needs --state-dir: the records are kept there")
         return serve(args)
     if args.command == "issue-code":
         issue_code(args)

@@ -646,6 +646,61 @@ def the_record_proves_what_was_and_was_not_sent(s):
            "the log file has the request, without its body")
 
 
+def start_server(state_dir, *options):
+    """A server of its own (the checks above share one), its Servers once it listens."""
+    process = subprocess.Popen([sys.executable, "-u", os.path.join(HERE, "healthauthority.py"), "serve", "--now",
+                                str(START), "--state-dir", state_dir, "--seconds", "120", *options],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = process.stdout.readline()
+    if not line:
+        process.kill()
+        raise Failure(f"a server in {state_dir} did not start (exit {process.wait()})")
+    return process, Servers(json.loads(line))
+
+
+@check
+def kept_records_outlive_a_killed_server(s):
+    """--keep-records: after SIGKILL, the next server in the folder knows the last one's tokens, its used
+    codes, the keys it stored and their revision token, and still refuses what it refused."""
+    with tempfile.TemporaryDirectory() as directory:
+        state = os.path.join(directory, "state")
+        first, servers = start_server(state, "--keep-records")
+        try:
+            used_code = servers.issue()
+            expect(servers.verify({"code": used_code}).status == 200, "verify on the first server")
+            token = token_for(servers)
+            keys = make_keys(servers, [2, 1])
+            secret = os.urandom(32)
+            published = servers.publish(publish_body(servers, keys, certificate_for(servers, keys, secret,
+                                                                                    testType="likely"), secret))
+            expect(published.status == 200, f"publish on the first server: {published.status}")
+        finally:
+            first.kill()
+            first.wait()
+        second, servers = start_server(state, "--keep-records")
+        try:
+            expect_refusal(servers.verify({"code": used_code}), 400, "code_invalid")
+            secret = os.urandom(32)
+            answer = servers.certificate({"token": token, "ekeyhmac": ekeyhmac(secret, keys), "padding": "y"})
+            expect(answer.status == 200, f"the first server's token: {answer.status} {answer.body[:200]!r}")
+            body = publish_body(servers, keys, answer.json()["certificate"], secret)
+            expect_refusal(servers.publish(body), 400, "missing_revision_token")
+            revised = servers.publish(dict(body, revisionToken=published.json()["revisionToken"]))
+            expect(revised.status == 200 and revised.json()["insertedExposures"] == 2,
+                   f"the first server's revision token: {revised.status} {revised.body[:200]!r}")
+        finally:
+            second.kill()
+            second.wait()
+        third, servers = start_server(state)  # without --keep-records: a server that knows nothing
+        try:
+            secret = os.urandom(32)
+            expect_refusal(servers.certificate({"token": token, "ekeyhmac": ekeyhmac(secret, keys)}), 400,
+                           "token_invalid")
+        finally:
+            third.kill()
+            third.wait()
+
+
 def find_enbeacon(given):
     if given:
         return given
