@@ -177,7 +177,7 @@ class Guest:
         return (f"share.verification_url = http://127.0.0.1:{verification}\nshare.api_key = {HA_API_KEY}\n"
                 f"share.publish_url = http://127.0.0.1:{keyserver}/v1/publish\nshare.health_authority_id = enbeacon-test\n")
 
-    # --- key share: the test health authority on loopback, started at the first share of a boot ---------
+    # --- key share: the test health authority on loopback, started as each boot begins ---------------------
 
     def start_health_authority(self) -> str | None:
         """None once it listens; else why it cannot (the aarch64 root has no `cryptography`: no shares there)."""
@@ -186,16 +186,20 @@ class Guest:
         if not self.args.healthauthority:
             return "no health authority in this guest"
         loopback_up()
-        state = os.path.join(self.args.work, f"healthauthority-{self.args.cut}")
-        shutil.rmtree(state, ignore_errors=True)
-        log = open(state + ".log", "w")
+        # Its records in the work folder, which is the host's: the server, unlike the badge, does not lose them
+        # at a cut, so a share resumed after one meets the server that knows its token.
+        state = os.path.join(self.args.work, "healthauthority")
+        ready = os.path.join(state, "ready.json")
+        if os.path.exists(ready):
+            os.remove(ready)  # the last boot's server wrote it: this one is ready when it writes it again
+        log = open(os.path.join(self.args.work, f"healthauthority-{self.args.cut}.log"), "w")
         self.health_authority = subprocess.Popen(
             [sys.executable, self.args.healthauthority, "serve", "--ports", ",".join(map(str, HA_PORTS)),
-             "--api-key", HA_API_KEY, "--state-dir", state, "--seconds", "3600"],
+             "--api-key", HA_API_KEY, "--state-dir", state, "--keep-records", "--seconds", "3600"],
             stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and self.health_authority.poll() is None:
-            if os.path.exists(os.path.join(state, "ready.json")):
+            if os.path.exists(ready):
                 return None
             time.sleep(0.2)
         return f"the health authority did not start: {tail(log.name)}"
@@ -618,6 +622,9 @@ def main() -> int:
             emit("@@bench " + json.dumps(bench(guest, args.bench)))
             subprocess.run(["umount", args.mount])
             return 0
+        if args.healthauthority and not args.check_only:
+            # Up before the agent, as a real server is: a share the agent resumes at once finds it.
+            guest.start_health_authority()
         if args.fresh:
             subprocess.run(["mount", "-t", "ext4", "-o", MOUNT_OPTIONS, "/dev/vda", args.mount], check=True)
             os.makedirs(os.path.dirname(guest.config), mode=0o700, exist_ok=True)
