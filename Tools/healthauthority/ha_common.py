@@ -169,6 +169,14 @@ def _compact(value):
     return json.dumps(value, separators=(",", ":"), sort_keys=False).encode("utf-8")
 
 
+def replace_file(path, data, mode=0o666):
+    """Writes `data` to a new file, then renames it over `path`: a reader, or a server killed mid-write, finds
+    the old content or the new, never half."""
+    with open(os.open(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), "wb") as f:
+        f.write(data)
+    os.replace(path + ".tmp", path)
+
+
 def private_pem(private_key):
     return private_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                      serialization.NoEncryption())

@@ -88,10 +88,7 @@ class KeyServer:
             archive = export.signed_export_zip(
                 self.signing_key, start, end, self.region, self.key_id, self.key_version,
                 [self._export_record(r) for r in fresh], [self._export_record(r) for r in revised])
-            path = os.path.join(self.export_root, name)
-            with open(path + ".tmp", "wb") as f:
-                f.write(archive)
-            os.replace(path + ".tmp", path)
+            common.replace_file(os.path.join(self.export_root, name), archive)
             for record in fresh:
                 record["exportedIn"] = name
             for record in revised:
@@ -122,10 +119,8 @@ class KeyServer:
             self._write_index()
 
     def _write_index(self):
-        path = os.path.join(self.export_root, self.prefix, "index.txt")
-        with open(path + ".tmp", "w", encoding="ascii") as f:
-            f.write("".join(line + "\n" for line in self._index_lines))
-        os.replace(path + ".tmp", path)
+        common.replace_file(os.path.join(self.export_root, self.prefix, "index.txt"),
+                            "".join(line + "\n" for line in self._index_lines).encode("ascii"))
 
     def published(self):
         with self._lock:

@@ -10,6 +10,8 @@ import os
 import pickle
 import threading
 
+import ha_common as common
+
 FILE_NAME = "records.pickle"
 
 
@@ -21,22 +23,19 @@ class Records:
         self._lock = threading.Lock()
 
     def load(self):
-        """Restores what the file holds; False when there is none (a first start)."""
+        """Restores what the file holds, if there is one (not at a first start)."""
         try:
             with open(self.path, "rb") as f:
                 records = pickle.load(f)
         except FileNotFoundError:
-            return False
+            return
         self.verification.restore(records["verification"])
         self.keyserver.restore(records["keyserver"])
-        return True
 
     def save(self):
         records = {"verification": self.verification.records(), "keyserver": self.keyserver.records()}
         with self._lock:
-            with open(os.open(self.path + ".new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:  # keys
-                pickle.dump(records, f)
-            os.replace(self.path + ".new", self.path)
+            common.replace_file(self.path, pickle.dumps(records), mode=0o600)  # it holds private keys
 
     def kept(self, handle):
         """`handle`, then the records saved, whatever it answered."""

@@ -147,8 +147,6 @@ def serve(args):
     state_dir = tempfile.mkdtemp(prefix="healthauthority-") if own_state_dir else args.state_dir
     os.makedirs(state_dir, exist_ok=True)
     ready_path = os.path.join(state_dir, "ready.json")
-    if os.path.exists(ready_path):
-        os.remove(ready_path)  # a restart in the same folder: waiters must not take the last server's line
     clock = common.Clock(args.now)
     faults = Faults()
     log = RequestLog(clock, args.request_log)
@@ -156,13 +154,12 @@ def serve(args):
         clock, faults, api_key=args.api_key or secrets.token_hex(16), issuer=args.issuer,
         audience=args.audience, token_lifetime=args.token_lifetime, certificate_lifetime=args.certificate_lifetime)
     kept_signing_key = os.path.join(state_dir, "export-signing.pem")
-    keep_signing_key = args.keep_records and not args.signing_key
-    signing_key = export.load_or_generate_signing_key(
-        kept_signing_key if keep_signing_key and os.path.exists(kept_signing_key) else args.signing_key)
-    if keep_signing_key:
-        with open(os.open(kept_signing_key + ".new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
-            f.write(common.private_pem(signing_key))
-        os.replace(kept_signing_key + ".new", kept_signing_key)
+    if args.keep_records and not args.signing_key and os.path.exists(kept_signing_key):
+        signing_key = export.load_or_generate_signing_key(kept_signing_key)
+    else:
+        signing_key = export.load_or_generate_signing_key(args.signing_key)
+        if args.keep_records and not args.signing_key:
+            common.replace_file(kept_signing_key, common.private_pem(signing_key), mode=0o600)
     public_key_path = os.path.join(state_dir, "export-public.pem")
     with open(public_key_path, "wb") as f:
         f.write(export.public_pem(signing_key))

@@ -646,11 +646,11 @@ def the_record_proves_what_was_and_was_not_sent(s):
            "the log file has the request, without its body")
 
 
-def start_server(state_dir, *options):
-    """A server of its own (the checks above share one), its Servers once it listens."""
+def start_server(state_dir, *options, stderr=subprocess.DEVNULL, seconds=120):
+    """A server (the checks share one; some start their own), its Servers once it listens."""
     process = subprocess.Popen([sys.executable, "-u", os.path.join(HERE, "healthauthority.py"), "serve", "--now",
-                                str(START), "--state-dir", state_dir, "--seconds", "120", *options],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                                str(START), "--state-dir", state_dir, "--seconds", str(seconds), *options],
+                               stdout=subprocess.PIPE, stderr=stderr, text=True)
     line = process.stdout.readline()
     if not line:
         process.kill()
@@ -720,17 +720,14 @@ def main():
     with tempfile.TemporaryDirectory() as directory:
         request_log = os.path.join(directory, "requests.jsonl")
         stderr = open(os.path.join(directory, "stderr"), "w+")
-        server = subprocess.Popen(
-            [sys.executable, "-u", os.path.join(HERE, "healthauthority.py"), "serve", "--now", str(START),
-             "--state-dir", os.path.join(directory, "state"), "--request-log", request_log, "--seconds", "300"],
-            stdout=subprocess.PIPE, stderr=stderr, text=True)
         try:
-            line = server.stdout.readline()
-            if not line:
-                stderr.seek(0)
-                print("the server did not start:\n" + stderr.read())
-                return 1
-            servers = Servers(json.loads(line))
+            server, servers = start_server(os.path.join(directory, "state"), "--request-log", request_log,
+                                           stderr=stderr, seconds=300)
+        except Failure:
+            stderr.seek(0)
+            print("the server did not start:\n" + stderr.read())
+            return 1
+        try:
             servers.ready["request_log"] = request_log
             servers.ready["enbeacon"] = find_enbeacon(args.enbeacon)
             failures = 0
